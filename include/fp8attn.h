@@ -1,0 +1,212 @@
+/*
+ * fp8attn.h -- FP8 scaled-dot-product attention (forward) for NVIDIA tensor cores.
+ *
+ *   O = softmax(scale * Q.K^T + mask) . V
+ *
+ * Q, K, V are FP8 codes (E4M3, or E5M2) with fp32 descales; O is FP16 or BF16; an optional
+ * fp32 log-sum-exp (natural log) per query row. Plain C99; usable from C and C++.
+ *
+ * Conventions (see README.md for the long form):
+ *  - Element offsets and strides are 64-bit and counted in elements of the tensor's own type
+ *    (bytes for FP8 inputs, 2-byte elements for O). The last dimension (head_dim) is contiguous.
+ *    Tensor X's element (b, h, s, d) lives at X + b*X_stride.batch + h*X_stride.head
+ *    + s*X_stride.token + d. fp8attn_strides_bhsd() / fp8attn_strides_bshd() build the two
+ *    common layouts; sliced views are any other strides that satisfy the checks.
+ *  - Real value of an input element = decode(code) * descale[b*descale.batch_stride +
+ *    h*descale.head_stride], where h is the tensor's own head index (a query head for Q, a
+ *    key/value head for K and V). A stride of 0 broadcasts: (0,0) is one descale per tensor,
+ *    (0,1) one per head, (heads,1) one per (batch, head).
+ *  - GQA/MQA: query head h reads key/value head h / (h_q / h_kv).
+ *  - causal: query i sees keys j <= i + seqlen_k - seqlen_q (aligned bottom-right, as in
+ *    FlashAttention 2/3). A query row that sees no key gets O = 0 and LSE = -inf.
+ *  - softmax_scale == 0 means 1/sqrt(head_dim).
+ *  - LSE, when requested, is fp32, contiguous [batch, h_q, seqlen_q], natural log of
+ *    sum_j exp(scale * q.k_j) over the visible keys.
+ *
+ * Error handling: every call returns an fp8attn_status_t; fp8attn_last_error() gives the
+ * message of the calling thread's last failure, naming the field, its value and what is allowed.
+ * On failure nothing is written to O or LSE.
+ */
+#ifndef FP8ATTN_H
+#define FP8ATTN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FP8ATTN_VERSION_MAJOR 0
+#define FP8ATTN_VERSION_MINOR 1
+#define FP8ATTN_VERSION_PATCH 0
+/* Single comparable number: MAJOR*10000 + MINOR*100 + PATCH. */
+#define FP8ATTN_VERSION_CODE \
+    (FP8ATTN_VERSION_MAJOR * 10000 + FP8ATTN_VERSION_MINOR * 100 + FP8ATTN_VERSION_PATCH)
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Same type as cudaStream_t, declared here so the header needs no CUDA headers.
+ * NULL (0) is the legacy default stream. */
+struct CUstream_st;
+typedef struct CUstream_st *fp8attn_stream_t;
+
+typedef enum fp8attn_status {
+    FP8ATTN_OK = 0,
+    FP8ATTN_ERR_NULL_POINTER = 1,       /* a required pointer (params, q, k, v, o, descale) is NULL */
+    FP8ATTN_ERR_INVALID_SIZE = 2,       /* batch, heads or a seqlen is < 1 */
+    FP8ATTN_ERR_UNSUPPORTED_HEAD_DIM = 3, /* head_dim is not 64, 128 or 256 */
+    FP8ATTN_ERR_HEAD_RATIO = 4,         /* h_q is not a multiple of h_kv */
+    FP8ATTN_ERR_INVALID_STRIDE = 5,     /* negative, misaligned, or self-overlapping strides */
+    FP8ATTN_ERR_OVERLAP = 6,            /* O or LSE overlaps an input or each other */
+    FP8ATTN_ERR_INVALID_DESCALE = 7,    /* a descale is non-finite or <= 0 (or bad strides) */
+    FP8ATTN_ERR_INVALID_SCALE = 8,      /* softmax_scale is negative or non-finite */
+    FP8ATTN_ERR_INVALID_FORMAT = 9,     /* unknown input format or output type */
+    FP8ATTN_ERR_TOO_LARGE = 10,         /* an offset would not fit in 64 bits */
+    FP8ATTN_ERR_NOT_SUPPORTED = 11,     /* valid problem, but no kernel/backend here supports it */
+    FP8ATTN_ERR_CUDA = 12,              /* a CUDA runtime call failed (message has the CUDA error) */
+    FP8ATTN_ERR_OUT_OF_MEMORY = 13,     /* host allocation failed */
+    FP8ATTN_ERR_INVALID_ARGUMENT = 14   /* any other bad argument (unknown variant name, ...) */
+} fp8attn_status_t;
+
+typedef enum fp8attn_format {
+    FP8ATTN_FORMAT_E4M3 = 0, /* OCP E4M3 "fn": bias 7, max 448, no inf, S.1111.111 = NaN */
+    FP8ATTN_FORMAT_E5M2 = 1  /* OCP E5M2: bias 15, max 57344, IEEE-like inf/NaN */
+} fp8attn_format_t;
+
+typedef enum fp8attn_out_type {
+    FP8ATTN_OUT_FP16 = 0,
+    FP8ATTN_OUT_BF16 = 1
+} fp8attn_out_type_t;
+
+/* Element strides of a [batch, heads, tokens, head_dim] view; head_dim is contiguous. */
+typedef struct fp8attn_strides {
+    int64_t batch;
+    int64_t head;
+    int64_t token;
+} fp8attn_strides_t;
+
+/* fp32 descales: value for (b, h) is ptr[b*batch_stride + h*head_stride]. Strides may be 0. */
+typedef struct fp8attn_descale {
+    const float *ptr;
+    int64_t batch_stride;
+    int64_t head_stride;
+} fp8attn_descale_t;
+
+/* One problem. Initialise with fp8attn_params_init(), then fill in. For fp8attn_forward() every
+ * pointer (descales included) is device memory; for fp8attn_forward_cpu() host memory. */
+typedef struct fp8attn_params {
+    int32_t batch;
+    int32_t h_q;      /* query heads */
+    int32_t h_kv;     /* key/value heads; h_q % h_kv == 0 */
+    int32_t seqlen_q; /* >= 1 */
+    int32_t seqlen_k; /* >= 1 */
+    int32_t head_dim; /* 64, 128 or 256 */
+
+    fp8attn_format_t in_format;  /* format of the Q, K, V codes */
+    fp8attn_out_type_t out_type; /* element type of O */
+
+    const uint8_t *q; /* FP8 codes */
+    const uint8_t *k;
+    const uint8_t *v;
+    void *o;          /* uint16_t elements: FP16 or BF16 bits */
+    float *lse;       /* optional (NULL = not written): [batch, h_q, seqlen_q], contiguous */
+
+    fp8attn_strides_t q_stride, k_stride, v_stride, o_stride;
+    fp8attn_descale_t q_descale, k_descale, v_descale;
+
+    float softmax_scale; /* 0 = 1/sqrt(head_dim); must be finite and >= 0 */
+    int32_t causal;      /* 0 or 1 */
+} fp8attn_params_t;
+
+/* ---- version, status, errors ---- */
+const char *fp8attn_version(void); /* "MAJOR.MINOR.PATCH" of the library actually linked */
+const char *fp8attn_status_string(fp8attn_status_t status);
+/* Message of the calling thread's last failure ("" if none yet). Valid until the next call
+ * into fp8attn from the same thread. */
+const char *fp8attn_last_error(void);
+
+/* ---- problem description ---- */
+/* Zeroes *p and sets the defaults: E4M3 input, FP16 output, softmax_scale 0, not causal. */
+void fp8attn_params_init(fp8attn_params_t *p);
+/* Contiguous [B, H, S, D] and [B, S, H, D] strides for a tensor with `heads` heads. */
+fp8attn_strides_t fp8attn_strides_bhsd(int32_t heads, int32_t seqlen, int32_t head_dim);
+fp8attn_strides_t fp8attn_strides_bshd(int32_t heads, int32_t seqlen, int32_t head_dim);
+/* Checks every field that can be checked without touching the data. Backends call it first.
+ * Descale *values* are checked by fp8attn_forward_cpu (host memory); fp8attn_forward cannot
+ * read device memory without synchronising and checks pointers and strides only. */
+fp8attn_status_t fp8attn_validate(const fp8attn_params_t *p);
+/* Softmax scale actually used (resolves 0 to 1/sqrt(head_dim)). */
+float fp8attn_effective_scale(const fp8attn_params_t *p);
+
+/* ---- compute ---- */
+/* CPU reference and CPU backend: decodes FP8 exactly, applies descales, accumulates in double,
+ * rounds once to the output type. Single-threaded; allocates O(seqlen_k) host scratch. */
+fp8attn_status_t fp8attn_forward_cpu(const fp8attn_params_t *p);
+/* GPU forward on `stream` with the fastest kernel variant that supports the problem on the
+ * current device. Asynchronous; allocates nothing. */
+fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t stream);
+
+/* ---- kernel variants (registry) ---- */
+int fp8attn_variant_count(void);
+const char *fp8attn_variant_name(int index);         /* NULL if out of range */
+const char *fp8attn_variant_description(int index);  /* NULL if out of range */
+/* FP8ATTN_OK if `variant` can run `p` on CUDA device `device`; otherwise why not. */
+fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_params_t *p,
+                                          int device);
+/* Name of the variant fp8attn_forward() would pick for `p` on `device` (NULL if none). */
+const char *fp8attn_variant_default(const fp8attn_params_t *p, int device);
+/* Like fp8attn_forward, with a named variant. */
+fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *variant,
+                                         fp8attn_stream_t stream);
+
+/* ---- host FP8 codec: round to nearest, ties to even ----
+ * E4M3: finite values beyond +-448 and +-inf saturate to +-448; NaN -> 0x7F | sign.
+ * E5M2: IEEE-like; overflow rounds to +-inf as IEEE does; inf kept; NaN -> 0x7F | sign (a NaN). */
+uint8_t fp8attn_float_to_e4m3(float x);
+float fp8attn_e4m3_to_float(uint8_t code);
+uint8_t fp8attn_float_to_e5m2(float x);
+float fp8attn_e5m2_to_float(uint8_t code);
+/* 16-bit output helpers (round to nearest even; NaN stays NaN). */
+uint16_t fp8attn_float_to_fp16(float x);
+float fp8attn_fp16_to_float(uint16_t h);
+uint16_t fp8attn_float_to_bf16(float x);
+float fp8attn_bf16_to_float(uint16_t h);
+
+/* ---- host quantization helpers ---- */
+typedef enum fp8attn_src_type {
+    FP8ATTN_SRC_F32 = 0,
+    FP8ATTN_SRC_F16 = 1,
+    FP8ATTN_SRC_BF16 = 2
+} fp8attn_src_type_t;
+
+typedef enum fp8attn_granularity {
+    FP8ATTN_SCALE_PER_TENSOR = 0,    /* 1 descale;               strides (0, 0)     */
+    FP8ATTN_SCALE_PER_HEAD = 1,      /* [heads] descales;        strides (0, 1)     */
+    FP8ATTN_SCALE_PER_BATCH_HEAD = 2 /* [batch, heads] descales; strides (heads, 1) */
+} fp8attn_granularity_t;
+
+/* A host tensor [batch, heads, seqlen, head_dim] of src_type elements with element strides. */
+typedef struct fp8attn_tensor_view {
+    const void *data;
+    fp8attn_src_type_t type;
+    int32_t batch, heads, seqlen, head_dim;
+    fp8attn_strides_t stride;
+} fp8attn_tensor_view_t;
+
+/* Number of descales `g` produces for a tensor of (batch, heads). */
+int64_t fp8attn_descale_count(fp8attn_granularity_t g, int32_t batch, int32_t heads);
+/* The (batch_stride, head_stride) that index the array fp8attn_compute_descales writes. */
+fp8attn_descale_t fp8attn_descale_layout(fp8attn_granularity_t g, const float *ptr,
+                                         int32_t heads);
+/* descale[i] = amax over group i / max finite of `format` (amax 0 gives descale 1).
+ * Non-finite input values are refused (FP8ATTN_ERR_INVALID_ARGUMENT). */
+fp8attn_status_t fp8attn_compute_descales(const fp8attn_tensor_view_t *x, fp8attn_granularity_t g,
+                                          fp8attn_format_t format, float *descale_out);
+/* out(b,h,s,d) = encode(x(b,h,s,d) / descale(b,h)) in `format`, written with out_stride. */
+fp8attn_status_t fp8attn_quantize(const fp8attn_tensor_view_t *x, fp8attn_descale_t descale,
+                                  fp8attn_format_t format, uint8_t *out,
+                                  fp8attn_strides_t out_stride);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FP8ATTN_H */

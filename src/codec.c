@@ -1,0 +1,2 @@
+/* TODO(helper): codec */
+#include "internal.h"

@@ -1,0 +1,132 @@
+/* GPU entry points: the variant registry and fp8attn_forward / fp8attn_forward_variant.
+ * Variants live in src/kernels/ (one family per file); this file only picks and launches. */
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+#include "kernels/kernels.h"
+
+/* Registry, in order of listing. The default is the supporting variant of highest priority. */
+static const fp8attn_variant_t *const k_variants[] = {
+    &fp8attn_variant_reference_gpu,
+    &fp8attn_variant_mma,
+};
+#define N_VARIANTS ((int)(sizeof k_variants / sizeof k_variants[0]))
+
+int fp8attn_variant_count(void) { return N_VARIANTS; }
+
+const char *fp8attn_variant_name(int index)
+{
+    return (index >= 0 && index < N_VARIANTS) ? k_variants[index]->name : NULL;
+}
+
+const char *fp8attn_variant_description(int index)
+{
+    return (index >= 0 && index < N_VARIANTS) ? k_variants[index]->description : NULL;
+}
+
+static const fp8attn_variant_t *find_variant(const char *name)
+{
+    int i;
+    if (!name) return NULL;
+    for (i = 0; i < N_VARIANTS; i++)
+        if (!strcmp(k_variants[i]->name, name)) return k_variants[i];
+    return NULL;
+}
+
+static fp8attn_status_t device_info(int device, fp8attn_device_info_t *info)
+{
+    int count = 0, v = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0)
+        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "no CUDA device available (%s)",
+                            e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
+    if (device < 0 || device >= count)
+        return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "device = %d: have %d device(s)", device,
+                            count);
+    memset(info, 0, sizeof *info);
+    if ((e = cudaDeviceGetAttribute(&info->cc_major, cudaDevAttrComputeCapabilityMajor, device)) ||
+        (e = cudaDeviceGetAttribute(&info->cc_minor, cudaDevAttrComputeCapabilityMinor, device)) ||
+        (e = cudaDeviceGetAttribute(&info->sm_count, cudaDevAttrMultiProcessorCount, device)) ||
+        (e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)))
+        return fp8attn_fail(FP8ATTN_ERR_CUDA, "cudaDeviceGetAttribute(device %d): %s", device,
+                            cudaGetErrorString(e));
+    info->smem_optin = (size_t)v;
+    return FP8ATTN_OK;
+}
+
+fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_params_t *p,
+                                          int device)
+{
+    fp8attn_device_info_t info;
+    fp8attn_status_t st;
+    const fp8attn_variant_t *v = find_variant(variant);
+    if (!v)
+        return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "variant = '%s': unknown variant",
+                            variant ? variant : "(null)");
+    if ((st = fp8attn_validate(p)) != FP8ATTN_OK) return st;
+    if ((st = device_info(device, &info)) != FP8ATTN_OK) return st;
+    return v->supports(p, &info);
+}
+
+static const fp8attn_variant_t *pick_default(const fp8attn_params_t *p,
+                                             const fp8attn_device_info_t *info)
+{
+    const fp8attn_variant_t *best = NULL;
+    int i;
+    for (i = 0; i < N_VARIANTS; i++)
+        if (k_variants[i]->supports(p, info) == FP8ATTN_OK &&
+            (!best || k_variants[i]->priority > best->priority))
+            best = k_variants[i];
+    return best;
+}
+
+const char *fp8attn_variant_default(const fp8attn_params_t *p, int device)
+{
+    fp8attn_device_info_t info;
+    const fp8attn_variant_t *v;
+    if (fp8attn_validate(p) != FP8ATTN_OK) return NULL;
+    if (device_info(device, &info) != FP8ATTN_OK) return NULL;
+    v = pick_default(p, &info);
+    return v ? v->name : NULL;
+}
+
+static fp8attn_status_t current_device(fp8attn_device_info_t *info)
+{
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess)
+        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "no usable CUDA device: %s",
+                            cudaGetErrorString(e));
+    return device_info(device, info);
+}
+
+fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *variant,
+                                         fp8attn_stream_t stream)
+{
+    fp8attn_device_info_t info;
+    fp8attn_status_t st;
+    const fp8attn_variant_t *v;
+    if ((st = fp8attn_validate(p)) != FP8ATTN_OK) return st;
+    if ((st = current_device(&info)) != FP8ATTN_OK) return st;
+    if (variant) {
+        v = find_variant(variant);
+        if (!v)
+            return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "variant = '%s': unknown variant",
+                                variant);
+        if ((st = v->supports(p, &info)) != FP8ATTN_OK) return st;
+    } else {
+        v = pick_default(p, &info);
+        if (!v)
+            return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                                "no kernel variant supports this problem on sm_%d%d",
+                                info.cc_major, info.cc_minor);
+    }
+    return v->launch(p, stream);
+}
+
+fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t stream)
+{
+    return fp8attn_forward_variant(p, NULL, stream);
+}

@@ -1,0 +1,2 @@
+/* TODO(helper): quant */
+#include "internal.h"
