@@ -158,6 +158,28 @@ const char *fp8attn_variant_default(const fp8attn_params_t *p, int device);
 fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *variant,
                                          fp8attn_stream_t stream);
 
+/* ---- compiled kernels (for resource reports) ----
+ * Every __global__ kernel the library launches has a plain (unmangled) symbol name, so it can be
+ * found in `cuobjdump --dump-resource-usage` output. Static fields are known without a GPU;
+ * the runtime fields are filled from cudaFuncGetAttributes / the occupancy API when a device is
+ * present and are -1 otherwise. */
+typedef struct fp8attn_kernel_info {
+    const char *variant;      /* registry name, e.g. "mma" */
+    const char *symbol;       /* kernel symbol, e.g. "fp8attn_mma_hd128" */
+    int32_t head_dim;         /* head_dim it serves (0 = any) */
+    int32_t threads;          /* threads per block */
+    int64_t dynamic_smem;     /* dynamic shared memory per block at launch, bytes */
+    /* runtime (device 0 of the current process), -1 without a GPU: */
+    int32_t registers;        /* per thread */
+    int64_t static_smem;      /* bytes */
+    int64_t local_bytes;      /* local memory per thread (stack frame + spills), bytes */
+    int32_t max_blocks_per_sm;/* occupancy at `threads` and `dynamic_smem` */
+} fp8attn_kernel_info_t;
+
+int fp8attn_kernel_count(void);
+/* Fills *info for kernel `index` (0 <= index < fp8attn_kernel_count()). */
+fp8attn_status_t fp8attn_kernel_get(int index, fp8attn_kernel_info_t *info);
+
 /* ---- host FP8 codec: round to nearest, ties to even ----
  * E4M3: finite values beyond +-448 and +-inf saturate to +-448; NaN -> 0x7F | sign.
  * E5M2: IEEE-like; overflow rounds to +-inf as IEEE does; inf kept; NaN -> 0x7F | sign (a NaN). */

@@ -130,3 +130,12 @@ fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t str
 {
     return fp8attn_forward_variant(p, NULL, stream);
 }
+
+/* ---- compiled kernel table (filled in by the kernel families) ---- */
+int fp8attn_kernel_count(void) { return 0; }
+
+fp8attn_status_t fp8attn_kernel_get(int index, fp8attn_kernel_info_t *info)
+{
+    (void)info;
+    return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "index = %d: no kernels registered", index);
+}
