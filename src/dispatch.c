@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "internal.h"
+#include "build_info.h"
 #include "kernels/kernels.h"
 
 /* Registry, in order of listing. The default is the supporting variant of highest priority. */
@@ -131,11 +132,79 @@ fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t str
     return fp8attn_forward_variant(p, NULL, stream);
 }
 
-/* ---- compiled kernel table (filled in by the kernel families) ---- */
-int fp8attn_kernel_count(void) { return 0; }
+/* ---- compiled kernel table: the families' lists, concatenated ---- */
+static const fp8attn_kernel_entry_t *(*const k_families[])(int) = {
+    fp8attn_reference_gpu_kernel,
+    fp8attn_mma_kernel,
+};
+#define N_FAMILIES ((int)(sizeof k_families / sizeof k_families[0]))
+
+static const fp8attn_kernel_entry_t *kernel_at(int index)
+{
+    int f, i;
+    for (f = 0; f < N_FAMILIES && index >= 0; f++) {
+        for (i = 0; k_families[f](i) != NULL; i++)
+            if (index-- == 0) return k_families[f](i);
+    }
+    return NULL;
+}
+
+int fp8attn_kernel_count(void)
+{
+    int n = 0;
+    while (kernel_at(n)) n++;
+    return n;
+}
+
+fp8attn_status_t fp8attn_check_kernel_image(const void *func, const char *symbol)
+{
+    struct cudaFuncAttributes a;
+    cudaError_t e = cudaFuncGetAttributes(&a, func);
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* clear the sticky-free error so later calls are not confused */
+        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                            "%s: no kernel image for this device (built for sm_%s): %s", symbol,
+                            FP8ATTN_CUDA_ARCHS, cudaGetErrorString(e));
+    }
+    return FP8ATTN_OK;
+}
 
 fp8attn_status_t fp8attn_kernel_get(int index, fp8attn_kernel_info_t *info)
 {
-    (void)info;
-    return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "index = %d: no kernels registered", index);
+    const fp8attn_kernel_entry_t *k = kernel_at(index);
+    struct cudaFuncAttributes a;
+    int count = 0, blocks = 0;
+    if (!info) return fp8attn_fail(FP8ATTN_ERR_NULL_POINTER, "info: must not be NULL");
+    if (!k)
+        return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "index = %d: have %d kernels", index,
+                            fp8attn_kernel_count());
+    info->variant = k->variant;
+    info->symbol = k->symbol;
+    info->head_dim = k->head_dim;
+    info->threads = k->threads;
+    info->dynamic_smem = k->dynamic_smem;
+    info->registers = -1;
+    info->static_smem = -1;
+    info->local_bytes = -1;
+    info->max_blocks_per_sm = -1;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        return FP8ATTN_OK; /* static fields only */
+    }
+    if (cudaFuncGetAttributes(&a, k->func) != cudaSuccess) {
+        cudaGetLastError();
+        return FP8ATTN_OK; /* no image for this device */
+    }
+    info->registers = a.numRegs;
+    info->static_smem = (int64_t)a.sharedSizeBytes;
+    info->local_bytes = (int64_t)a.localSizeBytes;
+    if (k->dynamic_smem > 48 * 1024)
+        cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)k->dynamic_smem);
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->func, k->threads,
+                                                      (size_t)k->dynamic_smem) == cudaSuccess)
+        info->max_blocks_per_sm = blocks;
+    else
+        cudaGetLastError();
+    return FP8ATTN_OK;
 }

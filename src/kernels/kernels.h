@@ -1,5 +1,5 @@
 /* The GPU side of the library: kernel variants and the registry that picks among them.
- * C-callable; implemented in src/kernels/*.cu. */
+ * C-callable; implemented in the .cu files of src/kernels/. */
 #ifndef FP8ATTN_KERNELS_H
 #define FP8ATTN_KERNELS_H
 
@@ -28,6 +28,23 @@ typedef struct fp8attn_variant {
 
 extern const fp8attn_variant_t fp8attn_variant_reference_gpu;
 extern const fp8attn_variant_t fp8attn_variant_mma;
+
+/* One compiled __global__ kernel and the launch configuration its family uses for it. */
+typedef struct fp8attn_kernel_entry {
+    const char *variant;
+    const char *symbol;   /* plain extern "C" name, as cuobjdump shows it */
+    int32_t head_dim;     /* 0 = any */
+    int32_t threads;
+    int64_t dynamic_smem; /* bytes */
+    const void *func;     /* for cudaFuncGetAttributes / occupancy */
+} fp8attn_kernel_entry_t;
+
+/* Each family lists its kernels (NULL past the end); dispatch.c concatenates the lists. */
+const fp8attn_kernel_entry_t *fp8attn_reference_gpu_kernel(int index);
+const fp8attn_kernel_entry_t *fp8attn_mma_kernel(int index);
+
+/* Shared by the families' supports(): FP8ATTN_OK if `func` has an image for this device. */
+fp8attn_status_t fp8attn_check_kernel_image(const void *func, const char *symbol);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,332 @@
+/* Variant "mma": FlashAttention-2-style forward on FP8 tensor cores through
+ * mma.sync.m16n8k32.e4m3 (native on sm_89, emulated on sm_90). Included by one .cu file per head
+ * dim (mma_hd64.cu, ...), each instantiating exactly one tile configuration.
+ *
+ * Block: WARPS warps, 16 query rows each (BM = 16*WARPS rows), one (query tile, head, batch).
+ * Q tile -> shared -> registers (or re-read from shared each step when Q_IN_REGS is false).
+ * K and V tiles of BN keys stream through shared memory with cp.async, two stages each, K and V
+ * in separate commit groups so S = Q.K^T of tile j overlaps the arrival of V_j, and P.V_j overlaps
+ * the arrival of K_{j+1}.
+ * Softmax is online in registers, base 2: x = s * (softmax_scale * q_descale * k_descale * log2 e).
+ * P = 2^(x - m + 8) is cast to E4M3: the 2^8 keeps small probabilities out of E4M3's subnormals
+ * and cancels in O = acc / l (l sums the same scaled P in fp32).
+ *
+ * V needs to be K-major for the second MMA (B operand: 4 consecutive keys per byte-lane). V stays
+ * token-major in shared memory (plain cp.async); the transpose happens in the fragment load:
+ * ldmatrix.trans on 16-bit pairs gives each lane 2 keys x 2 dims, and two byte permutes turn two
+ * such registers into 4 keys of one dim. The key order that produces, {2t, 2t+1, 8+2t, 9+2t} for
+ * lane t of a quad, is exactly the order in which the S accumulator holds P's columns, so P goes
+ * from the first MMA's accumulator to the second MMA's A operand with no shuffle. Even and odd
+ * output dims come from separate MMAs; each lane ends up owning 4 consecutive output dims.
+ *
+ * Shared-memory tiles are row-major [rows][D] bytes with 16-byte chunks XOR-swizzled per row, so
+ * every ldmatrix phase (8 rows, one chunk column) touches 8 distinct 16-byte bank groups. */
+#ifndef FP8ATTN_MMA_FWD_CUH
+#define FP8ATTN_MMA_FWD_CUH
+
+#include <cuda_runtime.h>
+#include <math.h>
+
+#include "../internal.h"
+#include "common.cuh"
+#include "kernels.h"
+#include "ptx.cuh"
+
+template <int D_, int WARPS_, int BN_, bool Q_IN_REGS_>
+struct mma_config {
+    static constexpr int D = D_;
+    static constexpr int WARPS = WARPS_;
+    static constexpr int BN = BN_;
+    static constexpr bool Q_IN_REGS = Q_IN_REGS_;
+    static constexpr int BM = 16 * WARPS;
+    static constexpr int THREADS = 32 * WARPS;
+    static constexpr int CHUNKS = D / 16;      /* 16-byte chunks per row */
+    static constexpr int QK_STEPS = D / 32;    /* k-steps of S = Q.K^T */
+    static constexpr int S_TILES = BN / 8;     /* n8 tiles of S */
+    static constexpr int PV_STEPS = BN / 32;   /* k-steps of O += P.V */
+    static constexpr int O_CHUNKS = D / 16;    /* 16 output dims = 2 MMAs (even, odd dims) */
+    static constexpr int Q_BYTES = BM * D;
+    static constexpr int KV_BYTES = BN * D;
+    static constexpr int SMEM_BYTES = Q_BYTES + 4 * KV_BYTES; /* Q + 2 stages of K and of V */
+    static_assert(D == 64 || D == 128 || D == 256, "head dim");
+    static_assert(BN % 32 == 0, "BN must be a multiple of 32 (one P.V k-step)");
+    static_assert((BN * CHUNKS) % THREADS == 0 && (BM * CHUNKS) % THREADS == 0, "tile loads");
+};
+
+/* Byte offset of 16-byte chunk `chunk` of row `row` in a swizzled [rows][D] tile. */
+template <int D>
+__device__ __forceinline__ uint32_t swz(int row, int chunk)
+{
+    if (D == 64) /* two rows per 128-byte line: vary the chunk with row/2 */
+        return (uint32_t)(row * 64 + ((chunk ^ ((row >> 1) & 3)) << 4));
+    return (uint32_t)(row * D + ((chunk ^ (row & 7)) << 4));
+}
+
+/* cp.async a [ROWS][D] tile whose first row is global row `row0`; rows >= n_rows are zero-filled
+ * without being read. */
+template <class C, int ROWS>
+__device__ __forceinline__ void load_tile(uint32_t dst, const uint8_t *src, int64_t row_stride,
+                                          int row0, int n_rows, int tid)
+{
+#pragma unroll
+    for (int it = 0; it < ROWS * C::CHUNKS / C::THREADS; it++) {
+        const int i = it * C::THREADS + tid;
+        const int r = i / C::CHUNKS, c = i % C::CHUNKS;
+        const bool valid = row0 + r < n_rows;
+        const uint8_t *g = valid ? src + (int64_t)(row0 + r) * row_stride + c * 16 : src;
+        cp_async_16(dst + swz<C::D>(r, c), g, valid);
+    }
+}
+
+/* A fragment (16 rows x 32 bytes, k-step kk) of this warp's Q rows from the shared Q tile. */
+template <class C>
+__device__ __forceinline__ void load_q_frag(uint32_t a[4], uint32_t sQ, int warp, int lane, int kk)
+{
+    const int row = warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+    ldmatrix_x4(a, sQ + swz<C::D>(row, 2 * kk + (lane >> 4)));
+}
+
+template <class C>
+__device__ __forceinline__ void mma_fwd(const fp8attn_params_t &p, float scale_log2)
+{
+    extern __shared__ __align__(128) uint8_t smem[];
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    const int g = lane >> 2, t = lane & 3;
+
+    /* block -> (query tile, head, batch); the longest causal tiles are scheduled first */
+    const int n_qt = (p.seqlen_q + C::BM - 1) / C::BM;
+    const int64_t bid = blockIdx.x;
+    const int qt = n_qt - 1 - (int)(bid % n_qt);
+    const int hq = (int)((bid / n_qt) % p.h_q);
+    const int b = (int)(bid / ((int64_t)n_qt * p.h_q));
+    const int hk = hq / (p.h_q / p.h_kv);
+    const int q0 = qt * C::BM;
+    const int diag = p.seqlen_k - p.seqlen_q; /* query i sees keys j <= i + diag (causal) */
+
+    int kv_end = p.seqlen_k;
+    if (p.causal) kv_end = min(kv_end, q0 + C::BM + diag);
+    const int n_kt = kv_end > 0 ? (kv_end + C::BN - 1) / C::BN : 0;
+
+    const uint8_t *qg = p.q + row_offset(p.q_stride, b, hq, 0);
+    const uint8_t *kg = p.k + row_offset(p.k_stride, b, hk, 0);
+    const uint8_t *vg = p.v + row_offset(p.v_stride, b, hk, 0);
+    const uint32_t sQ = smem_addr(smem);
+    const uint32_t sK = sQ + C::Q_BYTES;
+    const uint32_t sV = sK + 2 * C::KV_BYTES;
+
+    const float sl2 = scale_log2 * load_descale(p.q_descale, b, hq) * load_descale(p.k_descale, b, hk);
+
+    float o[C::O_CHUNKS][2][4];
+#pragma unroll
+    for (int c = 0; c < C::O_CHUNKS; c++)
+#pragma unroll
+        for (int e = 0; e < 2; e++)
+#pragma unroll
+            for (int i = 0; i < 4; i++) o[c][e][i] = 0.0f;
+    float m[2] = {-INFINITY, -INFINITY}; /* running max of x, rows g and g+8 */
+    float l[2] = {0.0f, 0.0f};           /* this lane's share of the running sum of 2^8 * P */
+
+    if (n_kt > 0) {
+        load_tile<C, C::BM>(sQ, qg, p.q_stride.token, q0, p.seqlen_q, tid);
+        load_tile<C, C::BN>(sK, kg, p.k_stride.token, 0, p.seqlen_k, tid);
+        cp_async_commit();
+        load_tile<C, C::BN>(sV, vg, p.v_stride.token, 0, p.seqlen_k, tid);
+        cp_async_commit();
+    }
+
+    uint32_t qf[C::Q_IN_REGS ? C::QK_STEPS : 1][4];
+    const int row_a = q0 + warp * 16 + g; /* this lane's two query rows: row_a, row_a + 8 */
+
+    for (int kt = 0; kt < n_kt; kt++) {
+        const int k0 = kt * C::BN;
+        const uint32_t sKt = sK + (kt & 1) * C::KV_BYTES;
+        const uint32_t sVt = sV + (kt & 1) * C::KV_BYTES;
+
+        cp_async_wait<1>(); /* K_kt (and Q) landed; V_kt may be in flight */
+        __syncthreads();    /* ... for every thread; and everyone is done with tile kt-1 */
+        if (C::Q_IN_REGS && kt == 0)
+#pragma unroll
+            for (int kk = 0; kk < C::QK_STEPS; kk++) load_q_frag<C>(qf[kk], sQ, warp, lane, kk);
+        if (kt + 1 < n_kt)
+            load_tile<C, C::BN>(sK + ((kt + 1) & 1) * C::KV_BYTES, kg, p.k_stride.token,
+                                k0 + C::BN, p.seqlen_k, tid);
+        cp_async_commit();
+
+        /* S = Q.K^T for this warp's 16 rows x BN keys */
+        float s[C::S_TILES][4];
+#pragma unroll
+        for (int j = 0; j < C::S_TILES; j++)
+#pragma unroll
+            for (int i = 0; i < 4; i++) s[j][i] = 0.0f;
+#pragma unroll
+        for (int kk = 0; kk < C::QK_STEPS; kk++) {
+            uint32_t qa_tmp[4];
+            const uint32_t *qa = qf[C::Q_IN_REGS ? kk : 0];
+            if (!C::Q_IN_REGS) {
+                load_q_frag<C>(qa_tmp, sQ, warp, lane, kk);
+                qa = qa_tmp;
+            }
+#pragma unroll
+            for (int j2 = 0; j2 < C::S_TILES / 2; j2++) {
+                uint32_t kb[4]; /* b0,b1 of keys 16*j2..+7, then of keys 16*j2+8..+15 */
+                const int key = 16 * j2 + (lane & 7) + (lane >> 4) * 8;
+                ldmatrix_x4(kb, sKt + swz<C::D>(key, 2 * kk + ((lane >> 3) & 1)));
+                mma_e4m3_16832(s[2 * j2], qa, kb[0], kb[1]);
+                mma_e4m3_16832(s[2 * j2 + 1], qa, kb[2], kb[3]);
+            }
+        }
+
+        /* mask: keys past seqlen_k, and (causal) keys past each row's diagonal */
+        if (k0 + C::BN > p.seqlen_k || (p.causal && k0 + C::BN - 1 > q0 + diag)) {
+#pragma unroll
+            for (int r = 0; r < 2; r++) {
+                int lim = p.seqlen_k - 1;
+                if (p.causal) lim = min(lim, row_a + 8 * r + diag);
+#pragma unroll
+                for (int j = 0; j < C::S_TILES; j++)
+#pragma unroll
+                    for (int e = 0; e < 2; e++)
+                        if (k0 + 8 * j + 2 * t + e > lim) s[j][2 * r + e] = -INFINITY;
+            }
+        }
+
+        /* online softmax, rows g (r = 0) and g + 8 (r = 1); a row is spread over a quad */
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            float mx = -INFINITY;
+#pragma unroll
+            for (int j = 0; j < C::S_TILES; j++) mx = fmaxf(mx, fmaxf(s[j][2 * r], s[j][2 * r + 1]));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            const float m_new = fmaxf(m[r], mx * sl2);
+            const float m_use = m_new == -INFINITY ? 0.0f : m_new; /* no key seen yet */
+            const float alpha = exp2f(m[r] - m_use);
+            m[r] = m_new;
+            l[r] *= alpha;
+#pragma unroll
+            for (int c = 0; c < C::O_CHUNKS; c++) {
+                o[c][0][2 * r] *= alpha;
+                o[c][0][2 * r + 1] *= alpha;
+                o[c][1][2 * r] *= alpha;
+                o[c][1][2 * r + 1] *= alpha;
+            }
+            const float off = 8.0f - m_use; /* 2^8 * 2^(x - m) */
+#pragma unroll
+            for (int j = 0; j < C::S_TILES; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const float pv = exp2f(fmaf(s[j][2 * r + e], sl2, off));
+                    s[j][2 * r + e] = pv;
+                    l[r] += pv;
+                }
+        }
+
+        /* P (scaled by 2^8) -> E4M3 A fragments, straight from the accumulator layout */
+        uint32_t pa[C::PV_STEPS][4];
+#pragma unroll
+        for (int kv = 0; kv < C::PV_STEPS; kv++) {
+            const float *s0 = s[4 * kv], *s1 = s[4 * kv + 1], *s2 = s[4 * kv + 2], *s3 = s[4 * kv + 3];
+            pa[kv][0] = pack_e4m3x4(s0[0], s0[1], s1[0], s1[1]);
+            pa[kv][1] = pack_e4m3x4(s0[2], s0[3], s1[2], s1[3]);
+            pa[kv][2] = pack_e4m3x4(s2[0], s2[1], s3[0], s3[1]);
+            pa[kv][3] = pack_e4m3x4(s2[2], s2[3], s3[2], s3[3]);
+        }
+
+        cp_async_wait<1>(); /* V_kt landed; K_{kt+1} may be in flight */
+        __syncthreads();
+        if (kt + 1 < n_kt)
+            load_tile<C, C::BN>(sV + ((kt + 1) & 1) * C::KV_BYTES, vg, p.v_stride.token,
+                                k0 + C::BN, p.seqlen_k, tid);
+        cp_async_commit();
+
+        /* O += P.V: keys 32*kv..+31, output dims 16*c..+15 (even dims, then odd dims) */
+#pragma unroll
+        for (int kv = 0; kv < C::PV_STEPS; kv++)
+#pragma unroll
+            for (int c = 0; c < C::O_CHUNKS; c++) {
+                uint32_t vr[4]; /* keys 0-7, 8-15, 16-23, 24-31 of this k-step; 2 keys x 2 dims */
+                ldmatrix_x4_trans(vr, sVt + swz<C::D>(32 * kv + lane, c));
+                mma_e4m3_16832(o[c][0], pa[kv], byte_perm(vr[0], vr[1], 0x6420),
+                               byte_perm(vr[2], vr[3], 0x6420));
+                mma_e4m3_16832(o[c][1], pa[kv], byte_perm(vr[0], vr[1], 0x7531),
+                               byte_perm(vr[2], vr[3], 0x7531));
+            }
+    }
+    cp_async_wait<0>();
+
+    /* epilogue: O = acc * v_descale / l, LSE = ln 2 * (m + log2 l - 8) */
+    const float vds = load_descale(p.v_descale, b, hk);
+    const bool bf16 = p.out_type == FP8ATTN_OUT_BF16;
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        float lr = l[r];
+        lr += __shfl_xor_sync(0xffffffffu, lr, 1);
+        lr += __shfl_xor_sync(0xffffffffu, lr, 2);
+        const int row = row_a + 8 * r;
+        if (row >= p.seqlen_q) continue;
+        const float inv = lr > 0.0f ? vds / lr : 0.0f; /* a row that sees no key: O = 0 */
+        uint16_t *orow = (uint16_t *)p.o + row_offset(p.o_stride, b, hq, row) + 4 * t;
+#pragma unroll
+        for (int c = 0; c < C::O_CHUNKS; c++) {
+            uint2 w;
+            w.x = pack_out2(o[c][0][2 * r] * inv, o[c][1][2 * r] * inv, bf16);
+            w.y = pack_out2(o[c][0][2 * r + 1] * inv, o[c][1][2 * r + 1] * inv, bf16);
+            *reinterpret_cast<uint2 *>(orow + 16 * c) = w;
+        }
+        if (p.lse && t == 0)
+            p.lse[((int64_t)b * p.h_q + hq) * p.seqlen_q + row] =
+                lr > 0.0f ? FP8ATTN_LN2 * (m[r] + log2f(lr) - 8.0f) : -INFINITY;
+    }
+}
+
+/* Host side: grid size and launch of one instantiated kernel. */
+template <class C>
+static int64_t mma_grid(const fp8attn_params_t *p)
+{
+    return (int64_t)((p->seqlen_q + C::BM - 1) / C::BM) * p->h_q * p->batch;
+}
+
+template <class C>
+static fp8attn_status_t mma_launch(const fp8attn_kernel_entry_t *k, const fp8attn_params_t *p,
+                                   fp8attn_stream_t stream)
+{
+    const float scale_log2 = fp8attn_effective_scale(p) * FP8ATTN_LOG2E;
+    void *args[] = {(void *)p, (void *)&scale_log2};
+    cudaError_t e = cudaSuccess;
+    if (C::SMEM_BYTES > 48 * 1024)
+        e = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 C::SMEM_BYTES);
+    if (e == cudaSuccess)
+        e = cudaLaunchKernel(k->func, dim3((unsigned)mma_grid<C>(p)), dim3(C::THREADS), args,
+                             C::SMEM_BYTES, (cudaStream_t)stream);
+    if (e != cudaSuccess)
+        return fp8attn_fail(FP8ATTN_ERR_CUDA, "mma: launching %s: %s", k->symbol,
+                            cudaGetErrorString(e));
+    return FP8ATTN_OK;
+}
+
+/* Defines kernel fp8attn_mma_hd<D>, its table entry and its launcher for configuration CFG. */
+#define FP8ATTN_MMA_INSTANCE(D, CFG)                                                            \
+    extern "C" __global__ void __launch_bounds__(CFG::THREADS)                                  \
+        fp8attn_mma_hd##D(const fp8attn_params_t p, float scale_log2)                           \
+    {                                                                                           \
+        mma_fwd<CFG>(p, scale_log2);                                                            \
+    }                                                                                           \
+    extern "C" const fp8attn_kernel_entry_t *fp8attn_mma_entry_hd##D(void)                      \
+    {                                                                                           \
+        static const fp8attn_kernel_entry_t e = {"mma", "fp8attn_mma_hd" #D, D, CFG::THREADS,   \
+                                                 CFG::SMEM_BYTES,                               \
+                                                 (const void *)fp8attn_mma_hd##D};              \
+        return &e;                                                                              \
+    }                                                                                           \
+    extern "C" int64_t fp8attn_mma_grid_hd##D(const fp8attn_params_t *p)                        \
+    {                                                                                           \
+        return mma_grid<CFG>(p);                                                                \
+    }                                                                                           \
+    extern "C" fp8attn_status_t fp8attn_mma_launch_hd##D(const fp8attn_params_t *p,            \
+                                                          fp8attn_stream_t s)                   \
+    {                                                                                           \
+        return mma_launch<CFG>(fp8attn_mma_entry_hd##D(), p, s);                                \
+    }
+
+#endif
