@@ -68,15 +68,68 @@ __device__ __forceinline__ uint32_t byte_perm(uint32_t a, uint32_t b, uint32_t s
  *   a[2]: row g,   k 16+4t..+3     a[3]: row g+8, k 16+4t..+3
  *   b[0]: k 4t..4t+3, column g     b[1]: k 16+4t..+3, column g
  *   c[0], c[1]: row g, columns 2t, 2t+1     c[2], c[3]: row g+8, columns 2t, 2t+1
- * Native on sm_89 (SASS QMMA.16832.F32.E4M3.E4M3); emulated on sm_90 (F2FP + HMMA).
- * PTX ISA: "Matrix multiply-accumulate operation using mma instruction", shape .m16n8k32. */
+ * Native on sm_89 (SASS QMMA.16832.F32.E4M3.E4M3). PTX ISA: "Matrix multiply-accumulate operation
+ * using mma instruction", shape .m16n8k32. */
+__device__ __forceinline__ void mma_e4m3_16832_native(float c[4], const uint32_t a[4], uint32_t b0,
+                                                      uint32_t b1)
+{
+    asm("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: D(16x8, fp32) = A(16x16, f16) x B(16x8, f16)
+ * + C, fragments of f16 pairs: a[0] row g k 2t,2t+1; a[1] row g+8; a[2] row g k 8+2t,+1; a[3] row
+ * g+8 k 8+2t,+1; b[0] k 2t,2t+1 column g; b[1] k 8+2t,+1. PTX ISA: mma, shape .m16n8k16. sm_80+. */
+__device__ __forceinline__ void mma_f16_16816(float c[4], uint32_t a0, uint32_t a1, uint32_t a2,
+                                              uint32_t a3, uint32_t b0, uint32_t b1)
+{
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+/* cvt.rn.f16x2.e4m3x2 d, a: two E4M3 codes (a 16-bit pair) to two f16, exactly (every E4M3 value
+ * is an f16 value). PTX ISA: "cvt" (FP8 conversions). sm_89+. Low and high halves of a 32-bit
+ * register, so ptxas can select the half in the instruction (no shift). */
+__device__ __forceinline__ uint32_t e4m3x2_lo_to_f16x2(uint32_t four)
+{
+    uint32_t d;
+    asm("{.reg .b16 lo, hi;\n mov.b32 {lo, hi}, %1;\n cvt.rn.f16x2.e4m3x2 %0, lo;}\n"
+        : "=r"(d)
+        : "r"(four));
+    return d;
+}
+__device__ __forceinline__ uint32_t e4m3x2_hi_to_f16x2(uint32_t four)
+{
+    uint32_t d;
+    asm("{.reg .b16 lo, hi;\n mov.b32 {lo, hi}, %1;\n cvt.rn.f16x2.e4m3x2 %0, hi;}\n"
+        : "=r"(d)
+        : "r"(four));
+    return d;
+}
+
+/* The FP8 MMA the kernels use: D = A(16x32 E4M3) x B(32x8 E4M3) + C with the fragment layout of
+ * mma_e4m3_16832_native. On sm_89 it is that instruction. On sm_90 that PTX exists only as an
+ * emulation (ptxas unpacks to f16, runs two HMMA.16816 into a zero accumulator, then adds the result
+ * into C with 4 FADDs); we do the same unpacking but accumulate in the tensor core, which saves the
+ * FADDs and the temporaries. Products of E4M3 values are exact in f16 x f16 -> f32, so the result
+ * differs only in fp32 accumulation order. The k order inside each 16-wide half is permuted the
+ * same way for A and B (bytes 0,1 of a 4-byte group -> f16 k 2t,2t+1; bytes 2,3 -> k 8+2t,8+2t+1),
+ * which leaves the dot product unchanged. */
 __device__ __forceinline__ void mma_e4m3_16832(float c[4], const uint32_t a[4], uint32_t b0,
                                                uint32_t b1)
 {
-    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 "
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    mma_f16_16816(c, e4m3x2_lo_to_f16x2(a[0]), e4m3x2_lo_to_f16x2(a[1]), e4m3x2_hi_to_f16x2(a[0]),
+                  e4m3x2_hi_to_f16x2(a[1]), e4m3x2_lo_to_f16x2(b0), e4m3x2_hi_to_f16x2(b0));
+    mma_f16_16816(c, e4m3x2_lo_to_f16x2(a[2]), e4m3x2_lo_to_f16x2(a[3]), e4m3x2_hi_to_f16x2(a[2]),
+                  e4m3x2_hi_to_f16x2(a[3]), e4m3x2_lo_to_f16x2(b1), e4m3x2_hi_to_f16x2(b1));
+#else
+    mma_e4m3_16832_native(c, a, b0, b1);
+#endif
 }
 
 /* cvt.rn.satfinite.e4m3x2.f32 d, hi, lo: two floats to two E4M3 codes (round to nearest even,
