@@ -4,9 +4,12 @@
  *
  * Block: WARPS warps, 16 query rows each (BM = 16*WARPS rows), one (query tile, head, batch).
  * Q tile -> shared -> registers (or re-read from shared each step when Q_IN_REGS is false).
- * K and V tiles of BN keys stream through shared memory with cp.async, two stages each, K and V
- * in separate commit groups so S = Q.K^T of tile j overlaps the arrival of V_j, and P.V_j overlaps
- * the arrival of K_{j+1}.
+ * K and V tiles of BN keys stream through shared memory with cp.async, two stages each, in one of
+ * two schemes (SPLIT_KV, per instance, chosen by measurement):
+ *  - split (two barriers per tile): K and V in separate commit groups, so S = Q.K^T of tile j
+ *    overlaps the arrival of V_j, and P.V_j the arrival of K_{j+1};
+ *  - joined (one barrier per tile): K_{j+1} and V_{j+1} are requested together right after the
+ *    barrier of iteration j and have the whole iteration to arrive.
  * Softmax is online in registers, base 2: x = s * (softmax_scale * q_descale * k_descale * log2 e).
  * P = 2^(x - m + 8) is cast to E4M3: the 2^8 keeps small probabilities out of E4M3's subnormals
  * and cancels in O = acc / l (l sums the same scaled P in fp32).
@@ -32,12 +35,13 @@
 #include "kernels.h"
 #include "ptx.cuh"
 
-template <int D_, int WARPS_, int BN_, bool Q_IN_REGS_>
+template <int D_, int WARPS_, int BN_, bool Q_IN_REGS_, bool SPLIT_KV_>
 struct mma_config {
     static constexpr int D = D_;
     static constexpr int WARPS = WARPS_;
     static constexpr int BN = BN_;
     static constexpr bool Q_IN_REGS = Q_IN_REGS_;
+    static constexpr bool SPLIT_KV = SPLIT_KV_; /* two barriers per tile (see above) */
     static constexpr int BM = 16 * WARPS;
     static constexpr int THREADS = 32 * WARPS;
     static constexpr int CHUNKS = D / 16;      /* 16-byte chunks per row */
@@ -129,7 +133,7 @@ __device__ __forceinline__ void mma_fwd(const fp8attn_params_t &p, float scale_l
     if (n_kt > 0) {
         load_tile<C, C::BM>(sQ, qg, p.q_stride.token, q0, p.seqlen_q, tid);
         load_tile<C, C::BN>(sK, kg, p.k_stride.token, 0, p.seqlen_k, tid);
-        cp_async_commit();
+        if (C::SPLIT_KV) cp_async_commit();
         load_tile<C, C::BN>(sV, vg, p.v_stride.token, 0, p.seqlen_k, tid);
         cp_async_commit();
     }
@@ -142,14 +146,19 @@ __device__ __forceinline__ void mma_fwd(const fp8attn_params_t &p, float scale_l
         const uint32_t sKt = sK + (kt & 1) * C::KV_BYTES;
         const uint32_t sVt = sV + (kt & 1) * C::KV_BYTES;
 
-        cp_async_wait<1>(); /* K_kt (and Q) landed; V_kt may be in flight */
-        __syncthreads();    /* ... for every thread; and everyone is done with tile kt-1 */
+        const bool prefetch = kt + 1 < n_kt; /* tile kt+1 goes to the other stage */
+        const uint32_t nxt = ((kt + 1) & 1) * C::KV_BYTES;
+        if (C::SPLIT_KV)
+            cp_async_wait<1>(); /* K_kt (and Q) landed; V_kt may be in flight */
+        else
+            cp_async_wait<0>(); /* K_kt, V_kt (and Q) landed */
+        __syncthreads();        /* ... for every thread; and everyone is done with tile kt-1 */
         if (C::Q_IN_REGS && kt == 0)
 #pragma unroll
             for (int kk = 0; kk < C::QK_STEPS; kk++) load_q_frag<C>(qf[kk], sQ, warp, lane, kk);
-        if (kt + 1 < n_kt)
-            load_tile<C, C::BN>(sK + ((kt + 1) & 1) * C::KV_BYTES, kg, p.k_stride.token,
-                                k0 + C::BN, p.seqlen_k, tid);
+        if (prefetch) load_tile<C, C::BN>(sK + nxt, kg, p.k_stride.token, k0 + C::BN, p.seqlen_k, tid);
+        if (prefetch && !C::SPLIT_KV)
+            load_tile<C, C::BN>(sV + nxt, vg, p.v_stride.token, k0 + C::BN, p.seqlen_k, tid);
         cp_async_commit();
 
         /* S = Q.K^T for this warp's 16 rows x BN keys */
@@ -232,12 +241,13 @@ __device__ __forceinline__ void mma_fwd(const fp8attn_params_t &p, float scale_l
             pa[kv][3] = pack_e4m3x4(s2[2], s2[3], s3[2], s3[3]);
         }
 
-        cp_async_wait<1>(); /* V_kt landed; K_{kt+1} may be in flight */
-        __syncthreads();
-        if (kt + 1 < n_kt)
-            load_tile<C, C::BN>(sV + ((kt + 1) & 1) * C::KV_BYTES, vg, p.v_stride.token,
-                                k0 + C::BN, p.seqlen_k, tid);
-        cp_async_commit();
+        if (C::SPLIT_KV) {
+            cp_async_wait<1>(); /* V_kt landed; K_{kt+1} may be in flight */
+            __syncthreads();
+            if (prefetch)
+                load_tile<C, C::BN>(sV + nxt, vg, p.v_stride.token, k0 + C::BN, p.seqlen_k, tid);
+            cp_async_commit();
+        }
 
         /* O += P.V: keys 32*kv..+31, output dims 16*c..+15 (even dims, then odd dims) */
 #pragma unroll
