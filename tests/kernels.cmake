@@ -1,0 +1,3 @@
+# Compiled-kernel checks that need no GPU: native FP8 MMA in the sm_89 SASS, zero spills.
+add_test(NAME kernels_sass_and_spills
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_kernels_sass.sh $<TARGET_FILE:fp8attn_cli>)

@@ -1,0 +1,60 @@
+#!/bin/bash
+# Checks on the compiled kernels that need no GPU (run in CI):
+#  1. every `mma` kernel's sm_89 SASS uses the native FP8 tensor-core instruction
+#     QMMA.16832.F32.E4M3.E4M3 (on sm_89 the PTX mma.m16n8k32.e4m3 must not be emulated);
+#  2. no kernel of any variant or architecture uses local memory or a stack frame (no spills),
+#     read through `fp8attn resources --json` (cuobjdump's resource usage of this binary).
+# Usage: test_kernels_sass.sh FP8ATTN_BINARY
+set -u
+bin=$1
+fail=0
+
+find_cuobjdump() {
+    if [ -n "${FP8ATTN_CUOBJDUMP:-}" ]; then echo "$FP8ATTN_CUOBJDUMP"; return; fi
+    if command -v cuobjdump >/dev/null 2>&1; then command -v cuobjdump; return; fi
+    if [ -x /usr/local/cuda/bin/cuobjdump ]; then echo /usr/local/cuda/bin/cuobjdump; return; fi
+    python3 - <<'PY' 2>/dev/null
+import os, nvidia
+for base in nvidia.__path__:
+    for sub in ("cu13/bin/cuobjdump", "cuda_cuobjdump/bin/cuobjdump"):
+        p = os.path.join(base, sub)
+        if os.access(p, os.X_OK):
+            print(p); raise SystemExit
+PY
+}
+cuobjdump=$(find_cuobjdump)
+if [ -z "$cuobjdump" ]; then
+    echo "FAIL: cuobjdump not found (pip install nvidia-cuda-cuobjdump, or set FP8ATTN_CUOBJDUMP)"
+    exit 1
+fi
+
+res=$(mktemp)
+trap 'rm -f "$res"' EXIT
+if ! "$bin" resources --json "$res" >/dev/null; then echo "FAIL: fp8attn resources failed"; exit 1; fi
+
+# 1. native QMMA on sm_89, in each mma kernel
+kernels=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("\n".join(sorted({k["symbol"] for k in d["kernels"] if k["variant"] == "mma"})))' "$res")
+if [ -z "$kernels" ]; then echo "FAIL: no mma kernels listed by fp8attn resources"; exit 1; fi
+for k in $kernels; do
+    n=$("$cuobjdump" -sass -arch sm_89 -fun "$k" "$bin" 2>/dev/null | grep -c 'QMMA.16832.F32.E4M3.E4M3')
+    if [ "$n" -gt 0 ]; then
+        echo "PASS: $k sm_89 SASS has $n QMMA.16832.F32.E4M3.E4M3"
+    else
+        echo "FAIL: $k sm_89 SASS has no native QMMA.16832.F32.E4M3.E4M3"
+        fail=1
+    fi
+done
+
+# 2. zero spills, every kernel and architecture
+spills=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = [k for k in d["kernels"] if k["spill_bytes"] != 0 or k["local"] != 0 or k["stack"] != 0]
+for k in bad: print("FAIL: %s %s stack=%d local=%d" % (k["symbol"], k["arch"], k["stack"], k["local"]))
+print("PASS: %d kernel builds, no stack frame or local memory" % len(d["kernels"]) if not bad else "")' "$res")
+echo "$spills"
+echo "$spills" | grep -q FAIL && fail=1
+exit $fail
