@@ -139,7 +139,7 @@ float fp8attn_effective_scale(const fp8attn_params_t *p);
 
 /* ---- compute ---- */
 /* CPU reference and CPU backend: decodes FP8 exactly, applies descales, accumulates in double,
- * rounds once to the output type. Single-threaded; allocates O(seqlen_k) host scratch. */
+ * rounds once to the output type. Single-threaded; allocates O(seqlen_k * head_dim) host scratch. */
 fp8attn_status_t fp8attn_forward_cpu(const fp8attn_params_t *p);
 /* GPU forward on `stream` with the fastest kernel variant that supports the problem on the
  * current device. Asynchronous; allocates nothing. */

@@ -1,0 +1,367 @@
+/* Tests the host FP8/FP16/BF16 codec against oracles written independently of src/codec.c. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fp8attn.h"
+
+#define RANDOM_PER_KIND 1500000 /* per format: random bit patterns, and as many in-range values */
+
+static long g_failures;
+
+static void fail_at(const char *what, float x, unsigned got, unsigned want)
+{
+    if (g_failures++ < 20)
+        printf("FAIL %s: x = %a (%.9g): got 0x%04x, want 0x%04x\n", what, (double)x, (double)x, got,
+               want);
+}
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static float float_of_bits(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+static uint32_t bits_of_float(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/* ---- FP8 oracle: value from the fields; encode by nearest search over that table ---- */
+
+typedef struct fp8_format {
+    const char *name;
+    int exp_bits, man_bits, bias;
+    int has_inf;          /* E5M2: exponent all ones is inf/NaN; E4M3: only S.1111.111 is NaN */
+    unsigned max_code;    /* largest finite magnitude code */
+    uint8_t (*encode)(float);
+    float (*decode)(uint8_t);
+} fp8_format_t;
+
+static const fp8_format_t k_e4m3 = {"E4M3", 4, 3, 7, 0, 0x7E, fp8attn_float_to_e4m3,
+                                    fp8attn_e4m3_to_float};
+static const fp8_format_t k_e5m2 = {"E5M2", 5, 2, 15, 1, 0x7B, fp8attn_float_to_e5m2,
+                                    fp8attn_e5m2_to_float};
+
+/* Value the fields of a magnitude code stand for, ignoring inf/NaN encodings. */
+static double field_value(const fp8_format_t *f, unsigned mag)
+{
+    unsigned e = mag >> f->man_bits, m = mag & ((1u << f->man_bits) - 1u);
+    if (e == 0) return ldexp((double)m, 1 - f->bias - f->man_bits);
+    return ldexp(1.0 + ldexp((double)m, -f->man_bits), (int)e - f->bias);
+}
+
+static double oracle_decode(const fp8_format_t *f, unsigned code)
+{
+    unsigned mag = code & 0x7Fu, e_all_ones = (1u << f->exp_bits) - 1u;
+    unsigned e = mag >> f->man_bits, m = mag & ((1u << f->man_bits) - 1u);
+    double v;
+    if (f->has_inf && e == e_all_ones) v = m ? NAN : INFINITY;
+    else if (!f->has_inf && mag == 0x7Fu) v = NAN;
+    else v = field_value(f, mag);
+    return (code & 0x80u) ? copysign(v, -1.0) : copysign(v, 1.0);
+}
+
+/* Nearest among the finite codes and the first value past the largest one (the overflow
+ * point), ties to the even code; a result past the largest finite code saturates (E4M3) or
+ * is inf (E5M2). */
+static uint8_t oracle_encode(const fp8_format_t *f, float x)
+{
+    unsigned sign = signbit(x) ? 0x80u : 0u, c, best = 0;
+    double a = fabs((double)x), best_dist = INFINITY;
+    if (isnan(x)) return (uint8_t)(sign | 0x7Fu);
+    if (isinf(x)) best = f->max_code + 1;
+    else
+        for (c = 0; c <= f->max_code + 1; c++) {
+            double dist = fabs(a - field_value(f, c));
+            if (dist < best_dist || (dist == best_dist && (c & 1u) == 0)) {
+                best = c;
+                best_dist = dist;
+            }
+        }
+    if (best > f->max_code) best = f->has_inf ? f->max_code + 1 : f->max_code;
+    return (uint8_t)(sign | best);
+}
+
+static void check_fp8_encode(const fp8_format_t *f, float x)
+{
+    char what[64];
+    uint8_t got = f->encode(x), want = oracle_encode(f, x);
+    if (got != want) {
+        snprintf(what, sizeof what, "%s encode", f->name);
+        fail_at(what, x, got, want);
+    }
+}
+
+static void check_fp8_encode_both_signs(const fp8_format_t *f, float x)
+{
+    check_fp8_encode(f, x);
+    check_fp8_encode(f, -x);
+}
+
+static void test_fp8_decode_all(const fp8_format_t *f)
+{
+    unsigned c;
+    for (c = 0; c < 256; c++) {
+        float got = f->decode((uint8_t)c);
+        double want = oracle_decode(f, c);
+        int ok = isnan(want) ? isnan(got) && !signbit(got) == !signbit(want)
+                             : (double)got == want && !signbit(got) == !signbit(want);
+        if (!ok) {
+            g_failures++;
+            printf("FAIL %s decode 0x%02x: got %a, want %a\n", f->name, c, (double)got, want);
+        }
+    }
+}
+
+/* Every code's own value, midpoints between neighbours (and the overflow point), and the
+ * floats just beside each midpoint, with both signs. */
+static void test_fp8_boundaries(const fp8_format_t *f)
+{
+    unsigned c;
+    for (c = 0; c <= f->max_code + 1; c++) {
+        float v = (float)field_value(f, c); /* FP8 values are exact in float */
+        check_fp8_encode_both_signs(f, v);
+        if (c <= f->max_code) {
+            float mid = (float)((field_value(f, c) + field_value(f, c + 1)) / 2); /* exact */
+            check_fp8_encode_both_signs(f, mid);
+            check_fp8_encode_both_signs(f, nextafterf(mid, 0.0f));
+            check_fp8_encode_both_signs(f, nextafterf(mid, INFINITY));
+        }
+    }
+}
+
+/* Zeros, float subnormals, huge values, infinities and NaNs of either sign and payload. */
+static void test_fp8_specials(const fp8_format_t *f)
+{
+    const uint32_t nan_bits[4] = {0x7FC00000u, 0x7F800001u, 0x7FFFFFFFu, 0x7FA5A5A5u};
+    int i;
+    check_fp8_encode_both_signs(f, 0.0f);
+    check_fp8_encode_both_signs(f, float_of_bits(1u));         /* smallest float subnormal */
+    check_fp8_encode_both_signs(f, float_of_bits(0x007FFFFFu)); /* largest float subnormal */
+    check_fp8_encode_both_signs(f, 3.4028235e38f);
+    check_fp8_encode_both_signs(f, INFINITY);
+    for (i = 0; i < 4; i++) {
+        check_fp8_encode(f, float_of_bits(nan_bits[i]));
+        check_fp8_encode(f, float_of_bits(nan_bits[i] | 0x80000000u));
+    }
+    /* rules from the spec, stated directly as well as through the oracle */
+    if (f->encode(0.0f) != 0x00 || f->encode(-0.0f) != 0x80 || f->encode(NAN) != 0x7F ||
+        f->encode(-NAN) != 0xFF) {
+        g_failures++;
+        printf("FAIL %s: zero sign or NaN code\n", f->name);
+    }
+    if (f->has_inf ? f->encode(61440.0f) != 0x7C || f->encode(nextafterf(61440.0f, 0.0f)) != 0x7B ||
+                         f->encode(-INFINITY) != 0xFC
+                   : f->encode(INFINITY) != 0x7E || f->encode(-1e30f) != 0xFE) {
+        g_failures++;
+        printf("FAIL %s: overflow rule\n", f->name);
+    }
+}
+
+/* Random bit patterns (every exponent) and random values spread over the format's range. */
+static void test_fp8_random(const fp8_format_t *f, uint64_t seed)
+{
+    uint64_t rng = seed;
+    int emax = (1 << f->exp_bits) - 1 - f->bias, emin = 1 - f->bias - f->man_bits;
+    long i;
+    for (i = 0; i < RANDOM_PER_KIND; i++) {
+        uint64_t r = splitmix64(&rng);
+        float in_range = ldexpf(1.0f + (float)(r & 0xFFFFFF) / 16777216.0f,
+                                emin - 3 + (int)((r >> 24) % (unsigned)(emax - emin + 6)));
+        check_fp8_encode(f, float_of_bits((uint32_t)(r >> 32)));
+        check_fp8_encode(f, (r >> 63) ? -in_range : in_range);
+    }
+}
+
+static void test_fp8(const fp8_format_t *f, uint64_t seed)
+{
+    long before = g_failures;
+    test_fp8_decode_all(f);
+    test_fp8_boundaries(f);
+    test_fp8_specials(f);
+    test_fp8_random(f, seed);
+    printf("%s: %s\n", f->name, g_failures == before ? "ok" : "FAILED");
+}
+
+/* ---- FP16: GCC's _Float16 conversions are the oracle ---- */
+
+static uint16_t oracle_fp16(float x)
+{
+    volatile _Float16 h = (_Float16)x; /* volatile: a run-time conversion, not constant folding */
+    uint16_t u;
+    _Float16 copy = h;
+    memcpy(&u, &copy, sizeof u);
+    return u;
+}
+
+static float oracle_fp16_to_float(uint16_t u)
+{
+    _Float16 h;
+    memcpy(&h, &u, sizeof h);
+    return (float)h;
+}
+
+static int is_fp16_nan(uint16_t u) { return (u & 0x7C00u) == 0x7C00u && (u & 0x3FFu); }
+static int is_bf16_nan(uint16_t u) { return (u & 0x7F80u) == 0x7F80u && (u & 0x7Fu); }
+
+static void check_fp16_encode(float x)
+{
+    uint16_t got = fp8attn_float_to_fp16(x);
+    if (isnan(x)) {
+        if (!is_fp16_nan(got) || (got >> 15) != (bits_of_float(x) >> 31))
+            fail_at("FP16 encode NaN", x, got, 0x7E00u | ((bits_of_float(x) >> 16) & 0x8000u));
+        return;
+    }
+    if (got != oracle_fp16(x)) fail_at("FP16 encode", x, got, oracle_fp16(x));
+}
+
+/* ---- BF16 oracle: nearest of the two bf16 neighbours, compared in double ---- */
+
+static double bf16_field_value(uint16_t u)
+{
+    unsigned e = (u >> 7) & 0xFFu, m = u & 0x7Fu;
+    double v;
+    if (e == 0xFF) v = m ? NAN : INFINITY;
+    else if (e == 0) v = ldexp((double)m, -133);
+    else v = ldexp(1.0 + m / 128.0, (int)e - 127);
+    return (u & 0x8000u) ? -v : v;
+}
+
+static uint16_t oracle_bf16(float x)
+{
+    uint32_t u = bits_of_float(x);
+    uint16_t lo = (uint16_t)(u >> 16), hi = (uint16_t)(lo + 1); /* same sign, toward zero/away */
+    double a = fabs((double)x), d_lo, d_hi;
+    if (isinf(x)) return lo;
+    d_lo = a - fabs(bf16_field_value(lo));
+    /* past the largest finite bf16 the next value would be 2^128 (rounds to inf) */
+    d_hi = ((hi & 0x7FFFu) == 0x7F80u ? ldexp(1.0, 128) : fabs(bf16_field_value(hi))) - a;
+    if (d_lo < d_hi || (d_lo == d_hi && (lo & 1u) == 0)) return lo;
+    return hi;
+}
+
+static void check_bf16_encode(float x)
+{
+    uint16_t got = fp8attn_float_to_bf16(x);
+    if (isnan(x)) {
+        if (!is_bf16_nan(got) || (got >> 15) != (bits_of_float(x) >> 31))
+            fail_at("BF16 encode NaN", x, got, 0x7FC0u | ((bits_of_float(x) >> 16) & 0x8000u));
+        return;
+    }
+    if (got != oracle_bf16(x)) fail_at("BF16 encode", x, got, oracle_bf16(x));
+}
+
+static void test_decode_16(void)
+{
+    uint32_t u;
+    for (u = 0; u < 65536; u++) {
+        float h = fp8attn_fp16_to_float((uint16_t)u), want_h = oracle_fp16_to_float((uint16_t)u);
+        float b = fp8attn_bf16_to_float((uint16_t)u);
+        double want_b = bf16_field_value((uint16_t)u);
+        int ok_h = is_fp16_nan((uint16_t)u) ? isnan(h) && !signbit(h) == !(u >> 15)
+                                             : bits_of_float(h) == bits_of_float(want_h);
+        int ok_b = is_bf16_nan((uint16_t)u) ? isnan(b) && !signbit(b) == !(u >> 15)
+                                             : (double)b == want_b && !signbit(b) == !(u >> 15);
+        if (!ok_h) fail_at("FP16 decode", h, u, bits_of_float(want_h));
+        if (!ok_b) fail_at("BF16 decode", b, u, 0);
+    }
+}
+
+/* Each 16-bit value, midpoints between neighbours and the floats beside them. */
+static void test_boundaries_16(void)
+{
+    uint32_t u;
+    for (u = 0; u < 0x7C00u; u++) { /* FP16 finite magnitudes; u + 1 may be inf */
+        float v = oracle_fp16_to_float((uint16_t)u);
+        float next = u + 1 == 0x7C00u ? 65536.0f : oracle_fp16_to_float((uint16_t)(u + 1));
+        float mid = (v + next) / 2; /* exact: 12 significant bits */
+        float probes[4];
+        int i;
+        probes[0] = v;
+        probes[1] = mid;
+        probes[2] = nextafterf(mid, 0.0f);
+        probes[3] = nextafterf(mid, INFINITY);
+        for (i = 0; i < 4; i++) {
+            check_fp16_encode(probes[i]);
+            check_fp16_encode(-probes[i]);
+        }
+    }
+    for (u = 0; u < 0x7F80u; u++) { /* BF16 finite magnitudes */
+        float v = (float)bf16_field_value((uint16_t)u);
+        double next = u + 1 == 0x7F80u ? ldexp(1.0, 128) : bf16_field_value((uint16_t)(u + 1));
+        double mid = (v + next) / 2;
+        float probes[4];
+        int i;
+        probes[0] = v;
+        probes[1] = (float)mid; /* exact below the top; the top midpoint is past FLT_MAX */
+        probes[2] = nextafterf(probes[1], 0.0f);
+        probes[3] = nextafterf(probes[1], INFINITY);
+        for (i = 0; i < 4; i++) {
+            check_bf16_encode(probes[i]);
+            check_bf16_encode(-probes[i]);
+        }
+    }
+}
+
+static void test_specials_16(void)
+{
+    const uint32_t specials[6] = {0x7F800000u, 0x7FC00000u, 0x7F800001u, 0x7FFFFFFFu, 0x7F7FFFFFu,
+                                  0x00000001u};
+    int i;
+    for (i = 0; i < 6; i++) {
+        check_fp16_encode(float_of_bits(specials[i]));
+        check_fp16_encode(float_of_bits(specials[i] | 0x80000000u));
+        check_bf16_encode(float_of_bits(specials[i]));
+        check_bf16_encode(float_of_bits(specials[i] | 0x80000000u));
+    }
+    /* a NaN whose low payload would round up into inf must stay NaN */
+    check_bf16_encode(float_of_bits(0x7F80FFFFu));
+    check_bf16_encode(float_of_bits(0xFF808000u));
+}
+
+static void test_random_16(uint64_t seed)
+{
+    uint64_t rng = seed;
+    long i;
+    for (i = 0; i < RANDOM_PER_KIND; i++) {
+        uint64_t r = splitmix64(&rng);
+        float in_range = ldexpf(1.0f + (float)(r & 0xFFFFFF) / 16777216.0f,
+                                -27 + (int)((r >> 24) % 46u)); /* FP16 range and a bit beyond */
+        check_fp16_encode(float_of_bits((uint32_t)(r >> 32)));
+        check_fp16_encode((r >> 63) ? -in_range : in_range);
+        check_bf16_encode(float_of_bits((uint32_t)(r >> 32)));
+        check_bf16_encode(float_of_bits((uint32_t)r));
+    }
+}
+
+int main(void)
+{
+    long before;
+    test_fp8(&k_e4m3, 0x1234ull);
+    test_fp8(&k_e5m2, 0x5678ull);
+    before = g_failures;
+    test_decode_16();
+    test_boundaries_16();
+    test_specials_16();
+    test_random_16(0x9ABCull);
+    printf("FP16/BF16: %s\n", g_failures == before ? "ok" : "FAILED");
+    if (g_failures) {
+        printf("%ld failure(s)\n", g_failures);
+        return 1;
+    }
+    printf("all codec checks passed\n");
+    return 0;
+}
