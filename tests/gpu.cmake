@@ -1,0 +1,8 @@
+# GPU tests: they exit 77 (reported by CTest as SKIPPED) on machines without a CUDA device.
+foreach(variant reference-gpu mma)
+  add_test(NAME gpu_matrix_${variant}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_matrix.sh $<TARGET_FILE:fp8attn_cli> ${variant})
+  set_tests_properties(gpu_matrix_${variant} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+endforeach()
+add_test(NAME gpu_sanitize COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_sanitize.sh $<TARGET_FILE:fp8attn_cli>)
+set_tests_properties(gpu_sanitize PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)

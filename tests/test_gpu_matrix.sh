@@ -1,0 +1,49 @@
+#!/bin/bash
+# GPU correctness matrix for one kernel variant: `fp8attn check --backend gpu --variant V` against
+# the CPU fp64 reference on the same FP8 inputs (kernel gates), over
+#   head_dim {64,128,256} x seqlen {1,17,64,128,1000,4097} and unequal pairs (17x1000, 1000x17,
+#   130x64, 64x4097, 4097x64) x GQA ratio {1, 4, h_q} (h_q = 8: h_kv 8, 2, 1; rotated over shapes)
+# and, per run, one row of a two-level fractional factorial over (causal, layout, output type, LSE)
+# (D = A xor B xor C): 8 runs in which every pair of those options meets in all four combinations.
+# The descale granularity rotates over tensor / head / batch-head. Each run poisons O and LSE and
+# fails on any NaN or unwritten element (see cmd_check). Exit 77 (CTest SKIP) without a GPU.
+# Usage: test_gpu_matrix.sh FP8ATTN_BINARY VARIANT [extra check flags...]
+# With MATRIX_JSON_DIR set, each run also writes MATRIX_JSON_DIR/VARIANT-runN.json.
+set -u
+bin=$1
+variant=$2
+shift 2
+
+if "$bin" info | grep -q '^devices: none'; then
+    echo "SKIP: no CUDA device"
+    exit 77
+fi
+
+shapes=()
+for d in 64 128 256; do
+    shapes+=(--shape 2,8,8,1,1,$d --shape 2,8,2,17,17,$d --shape 1,8,1,64,64,$d
+             --shape 2,8,8,128,128,$d --shape 1,8,2,1000,1000,$d --shape 1,2,2,4097,4097,$d
+             --shape 1,8,1,17,1000,$d --shape 1,8,8,1000,17,$d --shape 2,8,2,130,64,$d
+             --shape 1,8,8,64,4097,$d --shape 1,8,2,4097,64,$d)
+done
+
+descales=(tensor head batch-head)
+fail=0
+run=0
+for a in 0 1; do for b in 0 1; do for c in 0 1; do
+    dd=$((a ^ b ^ c))
+    flags=(--backend gpu --variant "$variant" --no-e2e --seeds $((run + 1)))
+    [ $a = 1 ] && flags+=(--causal)
+    [ $b = 1 ] && flags+=(--layout bshd) || flags+=(--layout bhsd)
+    [ $c = 1 ] && flags+=(--out-type bf16) || flags+=(--out-type fp16)
+    [ $dd = 1 ] && flags+=(--lse)
+    flags+=(--descale "${descales[$((run % 3))]}")
+    [ -n "${MATRIX_JSON_DIR:-}" ] && flags+=(--json "$MATRIX_JSON_DIR/$variant-run$run.json")
+    echo "== run $run: ${flags[*]}"
+    "$bin" check "${flags[@]}" "${shapes[@]}" "$@"
+    rc=$?
+    if [ $rc -ne 0 ]; then echo "== run $run FAILED (exit $rc)"; fail=1; fi
+    run=$((run + 1))
+done; done; done
+[ $fail = 0 ] && echo "PASS: $variant, $run runs x ${#shapes[@]} shape arguments" || echo "FAIL: $variant"
+exit $fail

@@ -1,0 +1,31 @@
+#!/bin/bash
+# compute-sanitizer memcheck and racecheck on a sample of problems with tails (seqlens that are
+# not multiples of any tile, causal with seqlen_q != seqlen_k, GQA), for every GPU variant.
+# Exit 77 (CTest SKIP) without a GPU or without compute-sanitizer.
+# Usage: test_gpu_sanitize.sh FP8ATTN_BINARY
+set -u
+bin=$1
+if "$bin" info | grep -q '^devices: none'; then echo "SKIP: no CUDA device"; exit 77; fi
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+if [ -z "$cs" ]; then echo "SKIP: compute-sanitizer not found"; exit 77; fi
+
+shapes=(--shape 1,4,2,33,77,64 --shape 1,2,1,77,33,128 --shape 1,2,2,130,129,256 --shape 2,2,2,1,17,64)
+fail=0
+for variant in reference-gpu mma; do
+    for causal in "" --causal; do
+        for tool in memcheck racecheck; do
+            out=$("$cs" --tool $tool --error-exitcode 3 "$bin" check --backend gpu --variant $variant \
+                  --no-e2e --seeds 0 --lse $causal "${shapes[@]}" 2>&1)
+            rc=$?
+            summary=$(echo "$out" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY" | tail -1)
+            if [ $rc -eq 0 ]; then
+                echo "PASS: $tool $variant ${causal:-non-causal}: $summary"
+            else
+                echo "FAIL: $tool $variant ${causal:-non-causal} (exit $rc): $summary"
+                echo "$out" | tail -30
+                fail=1
+            fi
+        done
+    done
+done
+exit $fail
