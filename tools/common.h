@@ -1,0 +1,115 @@
+/* Options, shapes and presets shared by `fp8attn check` and `fp8attn bench`. */
+#ifndef FP8ATTN_TOOL_COMMON_H
+#define FP8ATTN_TOOL_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "fp8attn.h"
+
+/* Size of the error-message buffers passed around the tool (char err[ERR_LEN]). */
+#define ERR_LEN 512
+
+/* Exit codes of every command (see commands.h). */
+#define EXIT_PASS 0
+#define EXIT_GATE_FAILED 1
+#define EXIT_BAD_ARGS 2
+
+typedef enum { BACKEND_AUTO = 0, BACKEND_CPU, BACKEND_GPU } backend_t;
+
+/* One attention problem size. Presets take `causal` from --causal, except those that carry
+ * their own flag (fa3). */
+typedef struct {
+    char name[16]; /* preset name, or "custom" for --shape */
+    int32_t batch, h_q, h_kv, seqlen_q, seqlen_k, head_dim;
+    int causal;
+} shape_t;
+
+/* Options common to check and bench. */
+typedef struct {
+    const char *cmd;                /* "check" or "bench", for messages */
+    backend_t backend;
+    const char *variant;            /* --variant, NULL = the library's default per shape */
+    shape_t *shapes;
+    int n_shapes;
+    int causal;                     /* --causal */
+    uint64_t *seeds;
+    int n_seeds;
+    int bshd;                       /* --layout bshd (else bhsd) */
+    fp8attn_out_type_t out_type;    /* --out-type */
+    fp8attn_granularity_t descale;  /* --descale */
+    int lse;                        /* --lse */
+    const char *out_dir;            /* --out, NULL if not given */
+    const char *label;              /* --label */
+} run_opts_t;
+
+/* Outcome of offering one argument to a parser. */
+typedef enum { ARG_UNKNOWN = 0, ARG_OK, ARG_BAD, ARG_HELP } arg_result_t;
+
+/* Cursor over argv while parsing; `i` is the argument being looked at. */
+typedef struct {
+    int argc;
+    char **argv;
+    int i;
+    const char *cmd;
+} args_t;
+
+/* Command-specific options: called for every argument the common parser does not know. */
+typedef arg_result_t (*extra_parser_t)(args_t *a, void *ctx);
+
+/* Sets the defaults: automatic backend, head descales, bhsd, fp16, the given default seeds and
+ * label. Shapes default to the four presets when none is given (see common_parse_args). */
+void common_opts_init(run_opts_t *o, const char *cmd, const uint64_t *seeds, int n_seeds,
+                      const char *label);
+void common_opts_free(run_opts_t *o);
+
+/* Parses argv[1..argc) into `o`, handing unknown options to `extra`. Returns ARG_OK, ARG_HELP
+ * (--help seen) or ARG_BAD (after printing what is wrong). */
+arg_result_t common_parse_args(int argc, char **argv, run_opts_t *o, extra_parser_t extra,
+                               void *ctx);
+/* Prints the help of the options parsed by common_parse_args. */
+void common_usage_options(FILE *f);
+/* Prints how the inputs are drawn and quantized. */
+void common_usage_inputs(FILE *f);
+
+/* ---- helpers for command-specific options ---- */
+/* 1 if the current argument is the flag `name` (no value). */
+int arg_flag(const args_t *a, const char *name);
+/* If the current argument is `--name VALUE` or `--name=VALUE`: sets *value (advancing past a
+ * separate value) and returns ARG_OK; ARG_BAD if the value is missing; else ARG_UNKNOWN. */
+arg_result_t arg_value(args_t *a, const char *name, const char **value);
+/* Value parsers: print "fp8attn CMD: FLAG 'TEXT': what is allowed" and return -1 on bad input. */
+int parse_nonneg_double(const char *cmd, const char *flag, const char *text, double *out);
+int parse_int_range(const char *cmd, const char *flag, const char *text, long lo, long hi,
+                    int *out);
+
+/* Resolves BACKEND_AUTO: gpu when a CUDA device is usable, else cpu with one line on stderr.
+ * --backend gpu without a device, or an unknown --variant, print why and return -1 (exit 2). */
+int resolve_backend(run_opts_t *o);
+/* 1 if `name` is a registered kernel variant; else 0 after printing the known names. */
+int variant_known(const char *cmd, const char *flag, const char *name);
+
+/* ---- shapes ---- */
+/* "B=1 Hq=8 Hkv=8 Sq=512 Sk=512 D=64 causal=1" */
+void shape_format(const shape_t *s, char *buf, size_t n);
+/* Number of (query, key) pairs the mask lets through: Sq*Sk, or under the bottom-right causal
+ * mask sum_i clamp(i + Sk - Sq + 1, 0, Sk). */
+int64_t shape_visible_pairs(const shape_t *s);
+/* Adds the shape key fields ("shape", "B", "h_q", "h_kv", "seqlen_q", "seqlen_k", "head_dim",
+ * "causal") to a JSON object. */
+void shape_to_json(const shape_t *s, json_t *obj);
+
+/* ---- misc ---- */
+const char *layout_name(int bshd);
+const char *out_type_name(fp8attn_out_type_t t);
+const char *descale_name(fp8attn_granularity_t g);
+/* Appends `name` to list[0..n) unless already there (or empty); returns the new count. */
+int add_distinct(const char **list, int n, const char *name);
+/* Seconds on CLOCK_MONOTONIC. */
+double now_seconds(void);
+/* JSON number, or null when x is not finite (JSON has no NaN). */
+json_t *json_number_or_null(double x);
+
+#endif
