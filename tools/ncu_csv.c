@@ -13,7 +13,14 @@ static const struct {
 } k_headline[] = {
     {"gpu__time_duration.sum", "duration"},
     {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput, % of peak"},
+    {"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+     "tensor pipe (mma.sync), % active"},
+    {"sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active",
+     "tensor pipe (wgmma), % of peak"},
+    {"smsp__issue_active.avg.pct_of_peak_sustained_active", "issue slots busy, %"},
+    {"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active", "ALU pipe, % of peak"},
     {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput, % of peak"},
+    {"dram__cycles_active.avg.pct_of_peak_sustained_elapsed", "DRAM active, % of peak"},
     {"dram__bytes_read.sum", "DRAM read"},
     {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy, %"},
     {"sm__maximum_warps_per_active_cycle_pct", "theoretical occupancy, %"},
@@ -75,17 +82,6 @@ static void print_metric(FILE *f, const char *label, const char *name, const cha
     fprintf(f, "  %-34s %14s %-10s (%s)\n", label, value, unit, name);
 }
 
-/* Tensor-pipe utilisation columns, whatever the architecture calls them. */
-static void print_tensor_pipes(FILE *f, char **names, char **units, char **values, int n)
-{
-    int i;
-    for (i = 0; i < n; i++)
-        if ((!strncmp(names[i], "sm__pipe_tensor", 15) ||
-             !strncmp(names[i], "sm__inst_executed_pipe_tensor", 29)) &&
-            strstr(names[i], "pct_of_peak"))
-            print_metric(f, "tensor pipe, % of peak", names[i], values[i], units[i]);
-}
-
 /* The TOP_STALLS largest warp stall reasons (cycles per issued instruction). */
 static void print_top_stalls(FILE *f, char **names, char **values, int n)
 {
@@ -123,7 +119,6 @@ int ncu_print_headline(char *csv, FILE *f)
     for (i = 0; i < (int)(sizeof k_headline / sizeof k_headline[0]); i++)
         if ((col = column_of(names, n, k_headline[i].metric)) >= 0)
             print_metric(f, k_headline[i].label, names[col], values[col], units[col]);
-    print_tensor_pipes(f, names, units, values, n);
     print_top_stalls(f, names, values, n);
     return 0;
 }
