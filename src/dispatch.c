@@ -36,9 +36,25 @@ static const fp8attn_variant_t *find_variant(const char *name)
     return NULL;
 }
 
+/* Compute capability and shared-memory limit of `device` (which must exist). */
+static fp8attn_status_t query_device(int device, fp8attn_device_info_t *info)
+{
+    int v = 0;
+    cudaError_t e;
+    memset(info, 0, sizeof *info);
+    if ((e = cudaDeviceGetAttribute(&info->cc_major, cudaDevAttrComputeCapabilityMajor, device)) ||
+        (e = cudaDeviceGetAttribute(&info->cc_minor, cudaDevAttrComputeCapabilityMinor, device)) ||
+        (e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)))
+        return fp8attn_fail(FP8ATTN_ERR_CUDA, "cudaDeviceGetAttribute(device %d): %s", device,
+                            cudaGetErrorString(e));
+    info->smem_optin = (size_t)v;
+    return FP8ATTN_OK;
+}
+
+/* Like query_device, for a caller-chosen device number (checked against the device count). */
 static fp8attn_status_t device_info(int device, fp8attn_device_info_t *info)
 {
-    int count = 0, v = 0;
+    int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0)
         return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "no CUDA device available (%s)",
@@ -46,15 +62,29 @@ static fp8attn_status_t device_info(int device, fp8attn_device_info_t *info)
     if (device < 0 || device >= count)
         return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "device = %d: have %d device(s)", device,
                             count);
-    memset(info, 0, sizeof *info);
-    if ((e = cudaDeviceGetAttribute(&info->cc_major, cudaDevAttrComputeCapabilityMajor, device)) ||
-        (e = cudaDeviceGetAttribute(&info->cc_minor, cudaDevAttrComputeCapabilityMinor, device)) ||
-        (e = cudaDeviceGetAttribute(&info->sm_count, cudaDevAttrMultiProcessorCount, device)) ||
-        (e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)))
-        return fp8attn_fail(FP8ATTN_ERR_CUDA, "cudaDeviceGetAttribute(device %d): %s", device,
-                            cudaGetErrorString(e));
-    info->smem_optin = (size_t)v;
-    return FP8ATTN_OK;
+    return query_device(device, info);
+}
+
+/* Does this build hold machine code for the device? Each entry of FP8ATTN_CUDA_ARCHS ("89,90a")
+ * is an sm_XY image: an "a" (architecture-specific) image runs only on exactly X.Y, a plain one
+ * on X.Z with Z >= Y. No image, no kernel: there is no PTX to JIT. Decided from the compute
+ * capability alone, so it answers for any device and never touches the CUDA error state. */
+fp8attn_status_t fp8attn_check_arch(const fp8attn_device_info_t *dev, const char *who)
+{
+    const char *a = FP8ATTN_CUDA_ARCHS;
+    while (*a) {
+        int n = 0;
+        while (*a >= '0' && *a <= '9') n = n * 10 + (*a++ - '0');
+        const int specific = *a >= 'a' && *a <= 'z';
+        while (*a && *a != ',') a++;
+        if (*a == ',') a++;
+        if (n / 10 == dev->cc_major &&
+            (specific ? n % 10 == dev->cc_minor : dev->cc_minor >= n % 10))
+            return FP8ATTN_OK;
+    }
+    return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                        "%s: this build has no kernel image for sm_%d%d (built for sm_%s)", who,
+                        dev->cc_major, dev->cc_minor, FP8ATTN_CUDA_ARCHS);
 }
 
 fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_params_t *p,
@@ -71,26 +101,37 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
     return v->supports(p, &info);
 }
 
-static const fp8attn_variant_t *pick_default(const fp8attn_params_t *p,
-                                             const fp8attn_device_info_t *info)
+/* The supporting variant of highest priority. A failure other than "not supported" (a CUDA
+ * error) is returned as is rather than hidden behind the next variant. */
+static fp8attn_status_t pick_default(const fp8attn_params_t *p, const fp8attn_device_info_t *info,
+                                     const fp8attn_variant_t **out)
 {
     const fp8attn_variant_t *best = NULL;
     int i;
-    for (i = 0; i < N_VARIANTS; i++)
-        if (k_variants[i]->supports(p, info) == FP8ATTN_OK &&
-            (!best || k_variants[i]->priority > best->priority))
+    for (i = 0; i < N_VARIANTS; i++) {
+        fp8attn_status_t st;
+        if (best && k_variants[i]->priority <= best->priority) continue;
+        st = k_variants[i]->supports(p, info);
+        if (st == FP8ATTN_OK)
             best = k_variants[i];
-    return best;
+        else if (st != FP8ATTN_ERR_NOT_SUPPORTED)
+            return st;
+    }
+    *out = best;
+    if (!best)
+        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                            "no kernel variant supports this problem on sm_%d%d", info->cc_major,
+                            info->cc_minor);
+    return FP8ATTN_OK;
 }
 
 const char *fp8attn_variant_default(const fp8attn_params_t *p, int device)
 {
     fp8attn_device_info_t info;
-    const fp8attn_variant_t *v;
+    const fp8attn_variant_t *v = NULL;
     if (fp8attn_validate(p) != FP8ATTN_OK) return NULL;
     if (device_info(device, &info) != FP8ATTN_OK) return NULL;
-    v = pick_default(p, &info);
-    return v ? v->name : NULL;
+    return pick_default(p, &info, &v) == FP8ATTN_OK ? v->name : NULL;
 }
 
 static fp8attn_status_t current_device(fp8attn_device_info_t *info)
@@ -100,7 +141,7 @@ static fp8attn_status_t current_device(fp8attn_device_info_t *info)
     if (e != cudaSuccess)
         return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "no usable CUDA device: %s",
                             cudaGetErrorString(e));
-    return device_info(device, info);
+    return query_device(device, info);
 }
 
 fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *variant,
@@ -117,12 +158,8 @@ fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *
             return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "variant = '%s': unknown variant",
                                 variant);
         if ((st = v->supports(p, &info)) != FP8ATTN_OK) return st;
-    } else {
-        v = pick_default(p, &info);
-        if (!v)
-            return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
-                                "no kernel variant supports this problem on sm_%d%d",
-                                info.cc_major, info.cc_minor);
+    } else if ((st = pick_default(p, &info, &v)) != FP8ATTN_OK) {
+        return st;
     }
     return v->launch(p, stream);
 }
@@ -154,19 +191,6 @@ int fp8attn_kernel_count(void)
     int n = 0;
     while (kernel_at(n)) n++;
     return n;
-}
-
-fp8attn_status_t fp8attn_check_kernel_image(const void *func, const char *symbol)
-{
-    struct cudaFuncAttributes a;
-    cudaError_t e = cudaFuncGetAttributes(&a, func);
-    if (e != cudaSuccess) {
-        cudaGetLastError(); /* clear the sticky-free error so later calls are not confused */
-        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
-                            "%s: no kernel image for this device (built for sm_%s): %s", symbol,
-                            FP8ATTN_CUDA_ARCHS, cudaGetErrorString(e));
-    }
-    return FP8ATTN_OK;
 }
 
 fp8attn_status_t fp8attn_kernel_get(int index, fp8attn_kernel_info_t *info)

@@ -12,7 +12,6 @@ extern "C" {
 /* What a variant needs to know about the device to decide whether it can run. */
 typedef struct fp8attn_device_info {
     int cc_major, cc_minor; /* compute capability */
-    int sm_count;
     size_t smem_optin;      /* max dynamic shared memory per block after opt-in */
 } fp8attn_device_info_t;
 
@@ -43,8 +42,9 @@ typedef struct fp8attn_kernel_entry {
 const fp8attn_kernel_entry_t *fp8attn_reference_gpu_kernel(int index);
 const fp8attn_kernel_entry_t *fp8attn_mma_kernel(int index);
 
-/* Shared by the families' supports(): FP8ATTN_OK if `func` has an image for this device. */
-fp8attn_status_t fp8attn_check_kernel_image(const void *func, const char *symbol);
+/* Shared by the families' supports(): FP8ATTN_OK if this build has machine code for the device
+ * (see dispatch.c); `who` names the caller in the message. */
+fp8attn_status_t fp8attn_check_arch(const fp8attn_device_info_t *dev, const char *who);
 
 #ifdef __cplusplus
 }

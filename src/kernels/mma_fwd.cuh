@@ -293,7 +293,7 @@ __device__ __forceinline__ void mma_fwd(const fp8attn_params_t &p, float scale_l
 template <class C>
 static int64_t mma_grid(const fp8attn_params_t *p)
 {
-    return (int64_t)((p->seqlen_q + C::BM - 1) / C::BM) * p->h_q * p->batch;
+    return (((int64_t)p->seqlen_q + C::BM - 1) / C::BM) * p->h_q * p->batch;
 }
 
 template <class C>

@@ -1,6 +1,7 @@
 /* Variant "mma": picks the instance for the head dim (mma_hd64/128/256.cu) and says which problems
  * it runs: E4M3 inputs on devices with an sm_89 or sm_90a image of the kernel. */
 #include <cuda_runtime.h>
+#include <stdint.h>
 
 #include "../internal.h"
 #include "kernels.h"
@@ -59,10 +60,16 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
         return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
                             "mma: %s needs %lld bytes of shared memory, device allows %zu",
                             k->symbol, (long long)k->dynamic_smem, dev->smem_optin);
+    /* the kernel indexes keys and query rows in int32 (tile starts + tile size must not wrap) */
+    if (p->seqlen_q > INT32_MAX - 256 || p->seqlen_k > INT32_MAX - 256)
+        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                            "mma: params->seqlen_q = %d, params->seqlen_k = %d: each must be <= "
+                            "%d for this kernel (use reference-gpu)",
+                            p->seqlen_q, p->seqlen_k, INT32_MAX - 256);
     if (in->grid(p) > 0x7fffffff)
         return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "mma: %lld blocks exceed the grid limit",
                             (long long)in->grid(p));
-    return fp8attn_check_kernel_image(k->func, k->symbol);
+    return fp8attn_check_arch(dev, "mma");
 }
 
 static fp8attn_status_t launch(const fp8attn_params_t *p, fp8attn_stream_t stream)

@@ -127,7 +127,6 @@ static int64_t grid_blocks(const fp8attn_params_t *p)
 static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
 {
     const fp8attn_kernel_entry_t *k = kernel_for(p->head_dim);
-    (void)dev;
     if (!k)
         return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "reference-gpu: head_dim = %d not compiled",
                             p->head_dim);
@@ -135,7 +134,7 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
         return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
                             "reference-gpu: batch*h_q*seqlen_q = %lld rows exceeds the grid limit",
                             (long long)((int64_t)p->batch * p->h_q * p->seqlen_q));
-    return fp8attn_check_kernel_image(k->func, k->symbol);
+    return fp8attn_check_arch(dev, "reference-gpu");
 }
 
 static fp8attn_status_t launch(const fp8attn_params_t *p, fp8attn_stream_t stream)
