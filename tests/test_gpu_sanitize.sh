@@ -5,7 +5,8 @@
 # Usage: test_gpu_sanitize.sh FP8ATTN_BINARY
 set -u
 bin=$1
-if "$bin" info | grep -q '^devices: none'; then echo "SKIP: no CUDA device"; exit 77; fi
+# Skip only where there is no NVIDIA device node at all (a GPU host with a broken driver fails).
+if [ ! -e /dev/nvidiactl ] && [ ! -e /dev/nvidia0 ]; then echo "SKIP: no NVIDIA GPU"; exit 77; fi
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 if [ -z "$cs" ]; then echo "SKIP: compute-sanitizer not found"; exit 77; fi
 
