@@ -5,9 +5,15 @@ set(FP8ATTN_PIPELINE_DATA ${CMAKE_CURRENT_SOURCE_DIR}/data/pipeline)
 fp8attn_c_test(test_pipeline_stats test_pipeline_stats.c ${CMAKE_SOURCE_DIR}/tools/stats.c)
 target_include_directories(test_pipeline_stats PRIVATE ${CMAKE_SOURCE_DIR}/tools)
 
-fp8attn_c_test(test_pipeline_results test_pipeline_results.c ${CMAKE_SOURCE_DIR}/tools/results.c)
+fp8attn_c_test(test_pipeline_results test_pipeline_results.c ${CMAKE_SOURCE_DIR}/tools/results.c
+               ${CMAKE_SOURCE_DIR}/tools/files.c)
 target_include_directories(test_pipeline_results PRIVATE ${CMAKE_SOURCE_DIR}/tools
                            ${CMAKE_BINARY_DIR}/generated)
+
+# The shared helpers of tools/files.c and tools/proc.c: paths, mkdir -p, child processes.
+fp8attn_c_test(test_pipeline_proc test_pipeline_proc.c ${CMAKE_SOURCE_DIR}/tools/files.c
+               ${CMAKE_SOURCE_DIR}/tools/proc.c)
+target_include_directories(test_pipeline_proc PRIVATE ${CMAKE_SOURCE_DIR}/tools)
 
 fp8attn_c_test(test_pipeline_cuobjdump test_pipeline_cuobjdump.c
                ${CMAKE_SOURCE_DIR}/tools/cuobjdump_parse.c)
@@ -24,9 +30,9 @@ target_compile_definitions(test_pipeline_resources_real PRIVATE
 add_dependencies(test_pipeline_resources_real fp8attn_cli)
 
 # One ctest entry per case of test_pipeline_cli.sh.
-foreach(case info compare compare_variant gate_pass gate_correctness gate_slow gate_regress
-        gate_regs gate_smem gate_spills gate_missing_files bad_inputs bad_flags
-        resources_no_cuobjdump)
+foreach(case info compare compare_variant compare_options gate_pass gate_correctness gate_slow
+        gate_regress gate_regs gate_smem gate_spills gate_setup gate_provenance gate_variants
+        gate_missing_files bad_inputs bad_flags resources_no_cuobjdump)
   add_test(NAME test_pipeline_cli_${case}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_pipeline_cli.sh
                    $<TARGET_FILE:fp8attn_cli> ${FP8ATTN_PIPELINE_DATA} ${case})

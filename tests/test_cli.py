@@ -151,6 +151,7 @@ def case_check_json():
         expect(doc["backend"] == "cpu" and doc["variant"] is None, "header fields: %r" % doc)
         r = doc["results"][0]
         expect(r["layout"] == "bshd" and r["out_type"] == "bf16" and r["causal"] is True
+               and r["lse"] is False and r["descale"] == "head" and r["variant"] == "cpu"
                and r["shape"] == "small" and doc["results"][-1]["shape"] == "custom",
                "fields do not reflect the options: %r" % r)
         # A rel-RMSE gate at the median of the measured values: lines pass exactly when
@@ -169,6 +170,35 @@ def case_check_json():
                "--out wrote %s" % os.listdir(out_dir))
         json.load(open(os.path.join(out_dir, "build_meta.json")))
         check_json_matches(out, json.load(open(os.path.join(out_dir, "correctness.json"))), 6)
+
+
+def case_check_json_paths():
+    """--json creates missing parent directories like --out; a path it cannot write is exit 2
+    with the flag, the path and the system's reason; --descale is recorded."""
+    args = ["check", "--backend", "cpu", "--shape", SMALL_GQA, "--seeds", "0",
+            "--descale", "batch-head"]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "new", "deeper", "c.json")
+        run_expect(args + ["--json=" + path], 0)
+        doc = json.load(open(path))
+        expect(doc["results"][0]["descale"] == "batch-head", "descale: %r" % doc["results"][0])
+        blocker = os.path.join(d, "file")
+        open(blocker, "w").close()
+        bad = os.path.join(blocker, "c.json")
+        _, err = run_expect(args + ["--json", bad], 2)
+        expect("fp8attn check: --json %s: cannot create directory '%s': Not a directory"
+               % (bad, blocker) in err, "message must name --json, the path and why:\n" + err)
+        os.chmod(d, 0o500)
+        try:
+            if os.access(d, os.W_OK):  # root: permissions do not stop it
+                return 0
+            bad = os.path.join(d, "c.json")
+            _, err = run_expect(args + ["--json", bad], 2)
+            expect("fp8attn check: --json %s: cannot write the file: Permission denied" % bad
+                   in err, "message must name --json, the path and why:\n" + err)
+        finally:
+            os.chmod(d, 0o700)
+    return 0
 
 
 def case_check_gqa_causal():
@@ -196,8 +226,9 @@ def case_bench_cpu_out():
     """bench on the CPU backend writes build_meta.json and a complete perf.json."""
     shapes = [(1, 2, 1, 48, 80, 64, True), (1, 2, 1, 48, 80, 64, False)]
     fields = ["shape", "B", "h_q", "h_kv", "seqlen_q", "seqlen_k", "head_dim", "causal",
-              "variant", "backend", "seed", "iters", "warmup", "l2_flush", "p50_us", "p90_us",
-              "mean_us", "std_us", "min_us", "max_us", "tflops", "gbps"]
+              "layout", "out_type", "lse", "descale", "variant", "backend", "seed", "iters",
+              "warmup", "l2_flush", "p50_us", "p90_us", "mean_us", "std_us", "min_us", "max_us",
+              "tflops", "gbps"]
     with tempfile.TemporaryDirectory() as d:
         out_dir = os.path.join(d, "res")
         for causal in (True, False):
@@ -212,7 +243,9 @@ def case_bench_cpu_out():
                 missing = [f for f in fields if f not in r]
                 expect(not missing, "perf.json misses %s" % missing)
                 expect(r["backend"] == "cpu" and r["variant"] == "cpu" and r["causal"] == causal
-                       and r["iters"] == 4 and r["warmup"] == 0 and r["l2_flush"] is False,
+                       and r["iters"] == 4 and r["warmup"] == 0 and r["l2_flush"] is False
+                       and r["layout"] == "bhsd" and r["out_type"] == "fp16"
+                       and r["lse"] is True and r["descale"] == "head",
                        "fields do not reflect the options: %r" % r)
                 expect(0 < r["min_us"] <= r["p50_us"] <= r["p90_us"] <= r["max_us"]
                        and r["min_us"] <= r["mean_us"] <= r["max_us"] and r["std_us"] >= 0,
@@ -231,6 +264,39 @@ def case_bench_cpu_out():
         made = glob.glob(os.path.join(d, "results", "*-t", "perf.json"))
         expect(len(made) == 1, "default results dir not created: %s" % os.listdir(d))
         expect(json.load(open(made[0]))["results"][0]["iters"] == 3, "CPU default iters not 3")
+
+
+def case_pipeline_cpu():
+    """The whole pipeline on real CPU output: bench and check into one directory, then gate it
+    against itself. The options are part of the key: a check run with another layout leaves the
+    shapes unchecked (exit 1); a bench run with another layout has no shape in common (exit 2)."""
+    shapes = ["--shape", SMALL_GQA, "--shape", "1,2,2,32,32,64"]
+    gate_args = ["--min-speedup", "0%", "--max-regress", "100%", "--no-resources"]
+    with tempfile.TemporaryDirectory() as d:
+        res, other = os.path.join(d, "res"), os.path.join(d, "other")
+        run_expect(["bench", "--backend", "cpu", "--iters", "2", "--warmup", "0", "--out", res]
+                   + shapes, 0)
+        run_expect(["check", "--backend", "cpu", "--seeds", "0", "--out", res, "--layout", "bshd"]
+                   + shapes, 0)
+        out, _ = run_expect(["gate", res, res] + gate_args, 1)
+        expect("FAIL correctness" in out and out.count("not checked:") == 2
+               and "bhsd fp16 descale=head lse=0 variant cpu" in out,
+               "check with --layout bshd must leave both bhsd shapes unchecked:\n" + out)
+        run_expect(["check", "--backend", "cpu", "--seeds", "0", "--out", res] + shapes, 0)
+        out, _ = run_expect(["gate", res, res] + gate_args, 0)
+        expect("PASS correctness  2 of 2 (shape, seed) results passed; 2 of 2 gated shape(s) "
+               "checked with CAND's variant on backend cpu" in out, "gate output:\n" + out)
+        expect("both measured with backend cpu, l2_flush false" in out, "gate output:\n" + out)
+        run_expect(["bench", "--backend", "cpu", "--iters", "2", "--warmup", "0", "--out", other,
+                    "--layout", "bshd"] + shapes, 0)
+        _, err = run_expect(["gate", res, other] + gate_args, 2)
+        expect("no shape in common" in err, "gate bhsd vs bshd:\n" + err)
+        out, _ = run_expect(["compare", res, other], 0)
+        rows = [l for l in out.splitlines() if l.startswith("B=")]
+        expect(len(rows) == 4 and sum(l.endswith("only in BASE") for l in rows) == 2
+               and sum(l.endswith("only in CAND") and " bshd " in l for l in rows) == 2
+               and "no shape in common" in out,
+               "compare bhsd vs bshd must match nothing:\n" + out)
 
 
 def case_no_gpu():

@@ -263,6 +263,99 @@ static void test_visible_pairs(uint64_t seed)
     }
 }
 
+/* The shared parsers of gate's values: fractions ("10%" = "0.10"; "10" is ambiguous) and whole
+ * numbers (no signs, no spaces, no trailing text). Refusals print to stderr. */
+static void test_value_parsers(void)
+{
+    double f = -9;
+    long long n = -9;
+    CHECK(parse_fraction("t", "--x", "10%", &f) == 0 && fabs(f - 0.10) < 1e-15, "10%% -> %g", f);
+    CHECK(parse_fraction("t", "--x", "0.25", &f) == 0 && f == 0.25, "0.25 -> %g", f);
+    CHECK(parse_fraction("t", "--x", "-50%", &f) == 0 && f == -0.5, "-50%% -> %g", f);
+    CHECK(parse_fraction("t", "--x", "0%", &f) == 0 && f == 0.0, "0%% -> %g", f);
+    CHECK(parse_fraction("t", "--x", "10", &f) != 0, "a bare 10 was taken as a fraction");
+    CHECK(parse_fraction("t", "--x", "1.0", &f) != 0, "a bare 1.0 was taken as a fraction");
+    CHECK(parse_fraction("t", "--x", "5%%", &f) != 0, "5%%%% accepted");
+    CHECK(parse_fraction("t", "--x", "", &f) != 0 && parse_fraction("t", "--x", "nan", &f) != 0,
+          "empty or NaN accepted");
+    CHECK(parse_count("t", "--n", "0", &n) == 0 && n == 0, "0 -> %lld", n);
+    CHECK(parse_count("t", "--n", "232448", &n) == 0 && n == 232448, "232448 -> %lld", n);
+    CHECK(parse_count("t", "--n", "9223372036854775807", &n) == 0 && n == 9223372036854775807LL,
+          "LLONG_MAX -> %lld", n);
+    CHECK(parse_count("t", "--n", "9223372036854775808", &n) != 0, "LLONG_MAX + 1 accepted");
+    CHECK(parse_count("t", "--n", "-1", &n) != 0 && parse_count("t", "--n", "+1", &n) != 0 &&
+              parse_count("t", "--n", " 1", &n) != 0 && parse_count("t", "--n", "1k", &n) != 0 &&
+              parse_count("t", "--n", "", &n) != 0,
+          "a signed, padded, suffixed or empty count accepted");
+}
+
+/* args_parse: --flag VALUE and --flag=VALUE alike, --help anywhere, unknown options refused,
+ * a value that is missing at the end refused. */
+typedef struct {
+    const char *json, *pos;
+    int flag;
+} toy_opts_t;
+
+static arg_result_t toy_arg(args_t *a, void *ctx)
+{
+    toy_opts_t *t = ctx;
+    arg_result_t r;
+    if (arg_flag(a, "--flag")) {
+        t->flag = 1;
+        return ARG_OK;
+    }
+    if ((r = arg_value(a, "--json", &t->json)) != ARG_UNKNOWN) return r;
+    if (a->argv[a->i][0] != '-') {
+        t->pos = a->argv[a->i];
+        return ARG_OK;
+    }
+    return ARG_UNKNOWN;
+}
+
+static void test_args_parse(void)
+{
+    char *sep[] = {"cmd", "--json", "a.json", "pos", "--flag"};
+    char *eq[] = {"cmd", "--json=b.json", "pos2"};
+    char *empty[] = {"cmd", "--json="};
+    char *help[] = {"cmd", "--bogus", "-h"};
+    char *help_first[] = {"cmd", "--help", "--bogus"};
+    char *bad[] = {"cmd", "--jsonx=1"};
+    char *missing[] = {"cmd", "--json"};
+    char *prefix[] = {"cmd", "--flagx"};
+    toy_opts_t t;
+    memset(&t, 0, sizeof t);
+    CHECK(args_parse(5, sep, "toy", toy_arg, &t) == ARG_OK && t.json && !strcmp(t.json, "a.json") &&
+              t.pos && !strcmp(t.pos, "pos") && t.flag,
+          "--json VALUE / positional / --flag not parsed");
+    memset(&t, 0, sizeof t);
+    CHECK(args_parse(3, eq, "toy", toy_arg, &t) == ARG_OK && t.json && !strcmp(t.json, "b.json") &&
+              !strcmp(t.pos, "pos2") && !t.flag,
+          "--json=VALUE not parsed");
+    CHECK(args_parse(2, empty, "toy", toy_arg, &t) == ARG_OK && t.json && !t.json[0],
+          "--json= must give an empty value (the command refuses it)");
+    CHECK(args_parse(3, help, "toy", toy_arg, &t) == ARG_BAD, "an unknown option before -h");
+    CHECK(args_parse(2, help + 1, "toy", toy_arg, &t) == ARG_HELP, "-h not seen");
+    CHECK(args_parse(3, help_first, "toy", toy_arg, &t) == ARG_HELP, "--help not seen first");
+    CHECK(args_parse(2, bad, "toy", toy_arg, &t) == ARG_BAD, "--jsonx=1 taken for --json");
+    CHECK(args_parse(2, missing, "toy", toy_arg, &t) == ARG_BAD, "--json without a value");
+    CHECK(args_parse(2, prefix, "toy", toy_arg, &t) == ARG_BAD, "--flagx taken for --flag");
+}
+
+/* The run options recorded with every perf.json / correctness.json record (gate's key). */
+static void test_run_opts_json(void)
+{
+    run_opts_t o = options(1, FP8ATTN_SCALE_PER_BATCH_HEAD, 1);
+    json_t *j = json_object();
+    o.out_type = FP8ATTN_OUT_BF16;
+    run_opts_to_json(&o, j);
+    CHECK(!strcmp(json_string_value(json_object_get(j, "layout")), "bshd") &&
+              !strcmp(json_string_value(json_object_get(j, "out_type")), "bf16") &&
+              json_is_true(json_object_get(j, "lse")) &&
+              !strcmp(json_string_value(json_object_get(j, "descale")), "batch-head"),
+          "run_opts_to_json wrote the wrong options");
+    json_decref(j);
+}
+
 int main(void)
 {
     /* Sq > Sk with causal leaves rows that see no key (O = 0, LSE = -inf). */
@@ -284,6 +377,9 @@ int main(void)
     test_lse_err();
     test_gate_nan();
     test_presets();
+    test_value_parsers();
+    test_args_parse();
+    test_run_opts_json();
     if (g_failures) printf("%d check(s) failed\n", g_failures);
     else printf("all passed\n");
     return g_failures ? 1 : 0;

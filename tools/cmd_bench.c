@@ -88,7 +88,15 @@ static void usage(FILE *f)
             "                         per-pair ratios ('within noise' when it includes 1.0)\n"
             "  --profile              run the first shape once under Nsight Compute (ncu) and\n"
             "                         print its headline metrics; the report is stored as\n"
-            "                         profile.ncu-rep in the results directory\n",
+            "                         profile.ncu-rep in the results directory\n"
+            "  (every option that takes a value also takes the form --option=VALUE)\n\n"
+            "Each perf.json record (and each --vs pair) carries the shape, layout, out_type, lse\n"
+            "and descale: `compare` and `gate` match records on all of them.\n\n"
+            "Exit status: 0 every shape x seed was timed (or skipped with a note saying why,\n"
+            "e.g. a variant that does not support it) and the results were written; 2 bad\n"
+            "arguments, no usable device for --backend gpu, a run that failed (a CUDA error, a\n"
+            "failure of the CPU backend, ncu failing under --profile), nothing could be timed,\n"
+            "or the results could not be written. bench has no gates, so it never exits 1.\n",
             DEFAULT_GPU_ITERS, DEFAULT_CPU_ITERS, DEFAULT_GPU_WARMUP, DEFAULT_CPU_WARMUP);
     common_usage_inputs(f);
 }
@@ -164,12 +172,6 @@ static int add_row(bench_t *bn, const problem_t *pr, const char *variant, const 
     return 0;
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Adds the pair of A and B timed alternately; the per-pair ratios are b_us[i] / a_us[i]. */
 static int add_pair(bench_t *bn, const problem_t *pr, const char *const names[2],
                     const double *a_us, const double *b_us)
@@ -184,7 +186,7 @@ static int add_pair(bench_t *bn, const problem_t *pr, const char *const names[2]
         return -1;
     }
     for (i = 0; i < n; i++) ratios[i] = b_us[i] / a_us[i];
-    qsort(ratios, (size_t)n, sizeof *ratios, compare_doubles);
+    stats_sort(ratios, n);
     q->shape = pr->shape;
     q->seed = pr->seed;
     snprintf(q->a, sizeof q->a, "%s", names[0]);
@@ -298,7 +300,7 @@ static int time_variants(bench_t *bn, const gpu_problem_t *g, const char *const 
 }
 
 /* Times the inputs of one (shape, seed) on the GPU. Returns an exit code: 0 (measured or
- * skipped), 1 if a run failed, 2 on a setup failure. */
+ * skipped), EXIT_RUN_FAILED (2) if a run or its setup failed. */
 static int bench_gpu_case(bench_t *bn, problem_t *pr, char *err)
 {
     gpu_problem_t g;
@@ -313,7 +315,7 @@ static int bench_gpu_case(bench_t *bn, problem_t *pr, char *err)
             rc = EXIT_BAD_ARGS;
         }
     if (nv && rc == EXIT_PASS && time_variants(bn, &g, names, nv, times, err))
-        rc = EXIT_GATE_FAILED;
+        rc = EXIT_RUN_FAILED;
     for (v = 0; v < nv && rc == EXIT_PASS; v++)
         if (add_row(bn, pr, names[v], times[v])) rc = EXIT_BAD_ARGS;
     if (nv == 2 && rc == EXIT_PASS && add_pair(bn, pr, names, times[0], times[1]))
@@ -338,7 +340,7 @@ static int bench_cpu_case(bench_t *bn, problem_t *pr, char *err)
     }
     for (i = 0; i < bn->b->warmup + bn->b->iters && rc == EXIT_PASS; i++) {
         double t = now_seconds();
-        if (cpu_forward_parallel(&pr->p, err) != FP8ATTN_OK) rc = EXIT_GATE_FAILED;
+        if (cpu_forward_parallel(&pr->p, err) != FP8ATTN_OK) rc = EXIT_RUN_FAILED;
         if (i >= bn->b->warmup) times[i - bn->b->warmup] = 1e6 * (now_seconds() - t);
     }
     if (rc == EXIT_PASS && add_row(bn, pr, "cpu", times)) {
@@ -391,6 +393,7 @@ static json_t *row_json(const bench_t *bn, const row_t *r)
 {
     json_t *j = json_object();
     shape_to_json(&r->shape, j);
+    run_opts_to_json(bn->o, j);
     json_object_set_new(j, "variant", json_string(r->variant));
     json_object_set_new(j, "backend", json_string(bn->o->backend == BACKEND_GPU ? "gpu" : "cpu"));
     json_object_set_new(j, "seed", json_integer((json_int_t)r->seed));
@@ -408,10 +411,11 @@ static json_t *row_json(const bench_t *bn, const row_t *r)
     return j;
 }
 
-static json_t *pair_json(const pair_t *q)
+static json_t *pair_json(const bench_t *bn, const pair_t *q)
 {
     json_t *j = json_object();
     shape_to_json(&q->shape, j);
+    run_opts_to_json(bn->o, j);
     json_object_set_new(j, "seed", json_integer((json_int_t)q->seed));
     json_object_set_new(j, "a", json_string(q->a));
     json_object_set_new(j, "b", json_string(q->b));
@@ -431,7 +435,8 @@ static json_t *perf_json(const bench_t *bn)
     json_object_set_new(root, "results", rows);
     if (bn->b->vs) {
         pairs = json_array();
-        for (i = 0; i < bn->n_pairs; i++) json_array_append_new(pairs, pair_json(&bn->pairs[i]));
+        for (i = 0; i < bn->n_pairs; i++)
+            json_array_append_new(pairs, pair_json(bn, &bn->pairs[i]));
         json_object_set_new(root, "pairs", pairs);
     }
     return root;

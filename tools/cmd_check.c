@@ -8,6 +8,7 @@
 #include "common.h"
 #include "errstats.h"
 #include "gpu.h"
+#include "json_file.h"
 #include "problem.h"
 #include "refs.h"
 #include "results.h"
@@ -51,14 +52,31 @@ static const kernel_gates_t k_kernel_gates[] = {
     {"mma", 0.035, 0.15, 1e-4},
 };
 
-static const kernel_gates_t *kernel_gates_for(const char *variant)
+#define N_KERNEL_GATES (sizeof k_kernel_gates / sizeof k_kernel_gates[0])
+
+/* The variants already warned about (a run uses a handful at most). */
+typedef struct {
+    char names[8][64];
+    int n;
+} warned_t;
+
+/* The kernel gates of `variant`. For a variant without a row, one warning per run (at the first
+ * line of that variant, not at every line) says which gates are used instead. */
+static const kernel_gates_t *kernel_gates_for(const char *variant, warned_t *warned)
 {
     size_t i;
-    for (i = 0; i < sizeof k_kernel_gates / sizeof k_kernel_gates[0]; i++)
+    int w;
+    for (i = 0; i < N_KERNEL_GATES; i++)
         if (!strcmp(k_kernel_gates[i].variant, variant)) return &k_kernel_gates[i];
-    fprintf(stderr, "check: no kernel gates recorded for variant '%s': using those of mma\n",
-            variant);
-    return &k_kernel_gates[1];
+    for (w = 0; w < warned->n && strcmp(warned->names[w], variant); w++) continue;
+    if (w == warned->n) {
+        fprintf(stderr, "fp8attn check: warning: no kernel gates recorded for variant '%s' "
+                "(recorded: reference-gpu, mma): using those of mma; set them with "
+                "--kernel-max-rel-rmse, --kernel-max-abs, --kernel-max-lse-abs\n", variant);
+        if (warned->n < (int)(sizeof warned->names / sizeof warned->names[0]))
+            snprintf(warned->names[warned->n++], sizeof warned->names[0], "%s", variant);
+    }
+    return &k_kernel_gates[1]; /* mma, the loosest */
 }
 
 typedef struct {
@@ -70,6 +88,7 @@ typedef struct {
     gates_t gates;
     const char *json_path;
     int e2e;
+    warned_t *warned; /* variants without kernel gates already warned about in this run */
 } check_opts_t;
 
 typedef enum { LINE_PASS = 0, LINE_FAIL, LINE_ERROR } line_status_t;
@@ -102,7 +121,8 @@ static void usage(FILE *f)
     fprintf(f,
             "  --seeds default 0,1,2. Without --out and --json nothing is written to disk.\n\n"
             "check options:\n"
-            "  --json FILE            write correctness.json to FILE\n"
+            "  --json FILE            write correctness.json to FILE (parent directories are\n"
+            "                         created, as for --out)\n"
             "  --e2e / --no-e2e       compare with the full-precision reference (default on;\n"
             "                         --no-e2e skips it on big GPU problems, kernel gates only)\n"
             "  --atol X               an element is 'bad' when |o - ref| > X (default %g)\n"
@@ -291,7 +311,7 @@ static void gate(line_t *l, const char *name, double value, double limit)
     l->status = LINE_FAIL;
 }
 
-static void judge(const gates_t *g, int lse, line_t *l)
+static void judge(const gates_t *g, int lse, warned_t *warned, line_t *l)
 {
     gate(l, "non-finite outputs", (double)l->n_nonfinite, 0);
     if (l->has_e2e) {
@@ -300,7 +320,7 @@ static void judge(const gates_t *g, int lse, line_t *l)
         gate(l, "rel_rmse", l->e2e.rel_rmse, g->max_rel_rmse);
     }
     if (l->has_kernel) {
-        const kernel_gates_t *d = kernel_gates_for(l->variant);
+        const kernel_gates_t *d = kernel_gates_for(l->variant, warned);
         gate(l, "kernel rel_rmse", l->kernel_rel_rmse,
              isnan(g->kernel_max_rel_rmse) ? d->rel_rmse : g->kernel_max_rel_rmse);
         gate(l, "kernel max_abs", l->kernel_max_abs,
@@ -328,7 +348,7 @@ static void check_one(const run_opts_t *o, const check_opts_t *c, cudaStream_t s
     }
     if (l->status == LINE_PASS && c->e2e && measure_e2e(&pr, &c->gates, l, err))
         line_error(l, err);
-    if (l->status == LINE_PASS) judge(&c->gates, o->lse, l);
+    if (l->status == LINE_PASS) judge(&c->gates, o->lse, c->warned, l);
     problem_free(&pr);
 }
 
@@ -366,9 +386,7 @@ static json_t *line_json(const run_opts_t *o, const line_t *l)
     json_t *r = json_object();
     shape_to_json(l->shape, r);
     json_object_set_new(r, "seed", json_integer((json_int_t)l->seed));
-    json_object_set_new(r, "layout", json_string(layout_name(o->bshd)));
-    json_object_set_new(r, "out_type", json_string(out_type_name(o->out_type)));
-    json_object_set_new(r, "lse", json_boolean(o->lse));
+    run_opts_to_json(o, r); /* layout, out_type, lse, descale: gate matches perf.json on them */
     json_object_set_new(r, "variant", json_string(l->variant));
     json_object_set_new(r, "max_abs_err", figure(l->has_e2e, l->e2e.max_abs));
     json_object_set_new(r, "mean_abs_err", figure(l->has_e2e, l->e2e.mean_abs));
@@ -410,10 +428,7 @@ static int write_results(const run_opts_t *o, const check_opts_t *c, const line_
 {
     json_t *root = correctness_json(o, lines, n, all_pass);
     int rc = 0;
-    if (c->json_path && json_dump_file(root, c->json_path, JSON_INDENT(2)) != 0) {
-        fprintf(stderr, "fp8attn check: --json %s: cannot write the file\n", c->json_path);
-        rc = -1;
-    }
+    if (c->json_path && json_file_write("check", "--json", c->json_path, root) != 0) rc = -1;
     if (o->out_dir) {
         const char **names = malloc((size_t)(n ? n : 1) * sizeof *names);
         char *dir = names ? results_open_dir(o->out_dir, o->label, names,
@@ -454,10 +469,11 @@ static void print_header(const run_opts_t *o, const check_opts_t *c)
         printf("; gates: bad%% (|err| > %g) <= %g, mean_abs <= %g, rel_rmse <= %g", g->atol,
                g->max_pct_bad, g->max_mean_abs, g->max_rel_rmse);
     if (o->backend == BACKEND_GPU) {
-        char a[32], b[32], c[32];
+        char a[32], b[32], l[32];
         printf("; kernel gates (variant default where not set): rel_rmse <= %s, max_abs <= %s%s%s",
                gate_text(g->kernel_max_rel_rmse, a), gate_text(g->kernel_max_abs, b),
-               o->lse ? ", lse max_abs <= " : "", o->lse ? gate_text(g->kernel_max_lse_abs, c) : "");
+               o->lse ? ", lse max_abs <= " : "",
+               o->lse ? gate_text(g->kernel_max_lse_abs, l) : "");
     }
     printf("\n");
 }
@@ -495,6 +511,8 @@ static int check_and_run(run_opts_t *o, const check_opts_t *c)
 {
     cudaStream_t stream = NULL;
     char err[ERR_LEN];
+    warned_t warned;
+    check_opts_t run = *c;
     int rc;
     if (resolve_backend(o)) return EXIT_BAD_ARGS;
     if (!c->e2e && o->backend == BACKEND_CPU) {
@@ -507,7 +525,9 @@ static int check_and_run(run_opts_t *o, const check_opts_t *c)
         fprintf(stderr, "fp8attn check: %s\n", err);
         return EXIT_BAD_ARGS;
     }
-    rc = run_all(o, c, stream);
+    memset(&warned, 0, sizeof warned);
+    run.warned = &warned;
+    rc = run_all(o, &run, stream);
     if (stream) cudaStreamDestroy(stream);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "files.h"
 #include "perf_file.h"
 
 static void usage(FILE *f)
@@ -13,9 +14,11 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: fp8attn compare BASE CAND [--variant-base NAME] [--variant-cand NAME]\n\n"
             "BASE and CAND are results directories holding perf.json, or perf.json files.\n"
-            "Shapes are matched by (B, h_q, h_kv, seqlen_q, seqlen_k, head_dim, causal). Where a\n"
-            "file has several records of a shape (variants, seeds), the median of their p50s is\n"
-            "used unless --variant-base / --variant-cand picks one variant.\n"
+            "Shapes are matched by (B, h_q, h_kv, seqlen_q, seqlen_k, head_dim, causal) and the\n"
+            "options layout, out_type, descale and lse. Where a file has several records of a\n"
+            "shape (variants, seeds), the median of their p50s is used (a note says so) unless\n"
+            "--variant-base / --variant-cand picks one variant. A warning says when the two\n"
+            "sides were measured differently (backend, L2 flushing): `gate` refuses those.\n"
             "A shape is 'within noise' when |delta| is below the larger relative spread\n"
             "(p90 - p50) / p50 of its two records. The table is also written as Markdown to\n"
             "COMPARE.md in CAND's directory.\n"
@@ -62,7 +65,7 @@ static void print_table(FILE *f, const comparison_t *c, int markdown)
         fprintf(f, "| shape | p50 base (us) | p50 cand (us) | Δ%% | speed-up | status |\n"
                    "|---|---:|---:|---:|---:|---|\n");
     else
-        fprintf(f, "%-52s %13s %13s %8s %9s  %s\n", "shape", "p50 base (us)", "p50 cand (us)",
+        fprintf(f, "%-78s %13s %13s %8s %9s  %s\n", "shape", "p50 base (us)", "p50 cand (us)",
                 "delta", "speed-up", "status");
     for (i = 0; i < c->n; i++) {
         shape_key_format(&c->rows[i].key, shape, sizeof shape);
@@ -71,7 +74,7 @@ static void print_table(FILE *f, const comparison_t *c, int markdown)
             fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", shape, cells[0], cells[1], cells[2],
                     cells[3], cells[4]);
         else
-            fprintf(f, "%-52s %13s %13s %8s %9s  %s\n", shape, cells[0], cells[1], cells[2],
+            fprintf(f, "%-78s %13s %13s %8s %9s  %s\n", shape, cells[0], cells[1], cells[2],
                     cells[3], cells[4]);
     }
 }
@@ -119,31 +122,23 @@ int cmd_compare(int argc, char **argv)
     pair_args_t args = {NULL, NULL, NULL, NULL};
     perf_file_t base, cand;
     comparison_t c;
-    int i = 1, rc;
-    while (i < argc) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        rc = pair_args_take(argc, argv, &i, &args, "compare");
-        if (rc == 0) fprintf(stderr, "fp8attn compare: unknown option '%s'\n", argv[i]);
-        if (rc <= 0) {
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (!args.cand) {
+    arg_result_t r = args_parse(argc, argv, "compare", pair_args_parse, &args);
+    int rc;
+    if (r == ARG_OK && !args.cand) {
         fprintf(stderr, "fp8attn compare: need BASE and CAND\n");
-        usage(stderr);
-        return 2;
+        r = ARG_BAD;
     }
-    if (pair_load(&args, &base, &cand, &c) != 0) return 2;
+    if (r != ARG_OK) {
+        usage(r == ARG_HELP ? stdout : stderr);
+        return r == ARG_HELP ? EXIT_PASS : EXIT_BAD_ARGS;
+    }
+    if (pair_load(&args, &base, &cand, &c) != 0) return EXIT_BAD_ARGS;
     printf("BASE: %s\nCAND: %s\n\n", base.path, cand.path);
     print_table(stdout, &c, 0);
     printf("\n");
     print_summary(stdout, &c);
     comparison_print_notes(&c, stdout);
-    rc = write_markdown(&base, &cand, &c) == 0 ? 0 : 2;
+    rc = write_markdown(&base, &cand, &c) == 0 ? EXIT_PASS : EXIT_BAD_ARGS;
     comparison_free(&c);
     perf_file_free(&base);
     perf_file_free(&cand);

@@ -13,18 +13,15 @@ static void usage(FILE *f)
     fprintf(f, "usage: fp8attn info [--json FILE]\n\n"
                "Prints the version, git state, build flags, compiled CUDA architectures, kernel\n"
                "variants and CUDA devices (\"devices: none (why)\" without a GPU; still exit 0).\n"
-               "  --json FILE   also write the same as build_meta.json\n");
+               "  --json FILE   also write the same as build_meta.json (parent directories are\n"
+               "                created; --json=FILE works too)\n"
+               "Exit status: 0 printed (and written), 2 bad arguments or --json not writable.\n");
 }
 
 static const char *str_field(const json_t *obj, const char *name)
 {
     const char *s = json_string_value(json_object_get(obj, name));
     return s ? s : "?";
-}
-
-static long long int_field(const json_t *obj, const char *name)
-{
-    return (long long)json_integer_value(json_object_get(obj, name));
 }
 
 /* CUDA's version integer 12080 -> "12.8"; 0 or absent (no driver) -> "none". */
@@ -78,10 +75,10 @@ static void print_devices(const json_t *meta)
         const json_t *d = json_array_get(devices, i);
         printf("  %lld: %s, compute capability %s, %lld SMs, %.1f GiB, L2 %.1f MiB, "
                "SM clock %lld MHz, memory clock %lld MHz\n",
-               int_field(d, "index"), str_field(d, "name"), str_field(d, "compute_capability"),
-               int_field(d, "sm_count"), (double)int_field(d, "memory_bytes") / (1 << 30),
-               (double)int_field(d, "l2_bytes") / (1 << 20), int_field(d, "sm_clock_mhz"),
-               int_field(d, "memory_clock_mhz"));
+               json_int_field(d, "index"), str_field(d, "name"), str_field(d, "compute_capability"),
+               json_int_field(d, "sm_count"), (double)json_int_field(d, "memory_bytes") / (1 << 30),
+               (double)json_int_field(d, "l2_bytes") / (1 << 20), json_int_field(d, "sm_clock_mhz"),
+               json_int_field(d, "memory_clock_mhz"));
     }
 }
 
@@ -103,7 +100,7 @@ int cmd_info(int argc, char **argv)
     print_build(meta);
     print_variants();
     print_devices(meta);
-    if (json_path && json_file_write(json_path, meta) != 0) rc = 2;
+    if (json_path && json_file_write("info", "--json", json_path, meta) != 0) rc = 2;
     json_decref(meta);
     return rc;
 }

@@ -6,11 +6,9 @@
  * so LOCAL alone would never show a spill; local arrays land in the stack frame too. The kernels
  * are meant to use no local memory at all, so any non-zero value is worth a look. */
 #include <errno.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
@@ -19,81 +17,8 @@
 #include "cuobjdump_parse.h"
 #include "fp8attn.h"
 #include "json_file.h"
+#include "proc.h"
 #include "resources.h"
-
-extern char **environ;
-
-#define PATH_LEN 4096
-
-/* Runs argv (argv[0] searched in PATH when `search`), stdout and stderr captured together into
- * *output (malloc'd, NUL-terminated). Returns the exit status (128 + signal if killed), or -1
- * if it could not be started (errno set). */
-static int run_capture(char *const argv[], int search, char **output)
-{
-    posix_spawn_file_actions_t fa;
-    int fds[2], rc, status = 0;
-    pid_t pid;
-    size_t len = 0, cap = 4096;
-    char *buf = malloc(cap);
-    *output = NULL;
-    if (!buf || pipe(fds) != 0) {
-        free(buf);
-        return -1;
-    }
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    posix_spawn_file_actions_addclose(&fa, fds[1]);
-    rc = search ? posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ)
-                : posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (rc != 0) {
-        close(fds[0]);
-        free(buf);
-        errno = rc;
-        return -1;
-    }
-    for (;;) {
-        ssize_t got;
-        if (cap - len < 2) {
-            char *grown = realloc(buf, cap * 2);
-            if (!grown) break; /* closing the pipe below ends the child with SIGPIPE */
-            buf = grown;
-            cap *= 2;
-        }
-        got = read(fds[0], buf + len, cap - len - 1);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
-        len += (size_t)got;
-    }
-    close(fds[0]);
-    buf[len] = '\0';
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
-    *output = buf;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* `dir`/cuobjdump if it is executable. */
-static int try_dir(const char *dir, size_t dir_len, char *path)
-{
-    if (dir_len == 0 || dir_len + sizeof "/cuobjdump" > PATH_LEN) return 0;
-    memcpy(path, dir, dir_len);
-    memcpy(path + dir_len, "/cuobjdump", sizeof "/cuobjdump");
-    return access(path, X_OK) == 0;
-}
-
-static int search_path(char *path)
-{
-    const char *p = getenv("PATH");
-    while (p && *p) {
-        size_t len = strcspn(p, ":");
-        if (try_dir(p, len, path)) return 1;
-        p += len + (p[len] == ':');
-    }
-    return 0;
-}
 
 /* The cuobjdump that `pip install nvidia-cuda-cuobjdump` put beside python3's nvidia package. */
 static int search_python_package(char *path)
@@ -110,9 +35,10 @@ static int search_python_package(char *path)
     char *argv[] = {"python3", "-c", (char *)script, NULL};
     char *out = NULL;
     int found = 0;
-    if (run_capture(argv, 1, &out) == 0 && out && out[0] == '/') {
+    if (proc_run(argv, PROC_SEARCH_PATH | PROC_CAPTURE_STDOUT | PROC_CAPTURE_STDERR, &out) == 0 &&
+        out && out[0] == '/') {
         size_t len = strcspn(out, "\n");
-        if (len < PATH_LEN) {
+        if (len < PROC_PATH_LEN) {
             memcpy(path, out, len);
             path[len] = '\0';
             found = access(path, X_OK) == 0;
@@ -127,7 +53,7 @@ static int find_cuobjdump(char *path, char *err, size_t errlen)
 {
     const char *env = getenv("FP8ATTN_CUOBJDUMP");
     if (env && env[0]) {
-        if (strlen(env) >= PATH_LEN) errno = ENAMETOOLONG;
+        if (strlen(env) >= PROC_PATH_LEN) errno = ENAMETOOLONG;
         else if (access(env, X_OK) == 0) {
             strcpy(path, env);
             return 0;
@@ -136,7 +62,8 @@ static int find_cuobjdump(char *path, char *err, size_t errlen)
                  strerror(errno));
         return -1;
     }
-    if (search_path(path) || try_dir("/usr/local/cuda/bin", strlen("/usr/local/cuda/bin"), path) ||
+    if (proc_find_executable("cuobjdump", getenv("PATH"), path) ||
+        proc_find_executable("cuobjdump", "/usr/local/cuda/bin", path) ||
         search_python_package(path))
         return 0;
     snprintf(err, errlen,
@@ -153,8 +80,8 @@ static int dump_self(const char *cuobjdump, const char *exe, cuobj_function_t **
 {
     char *argv[] = {(char *)cuobjdump, "--dump-resource-usage", (char *)exe, NULL};
     char *out = NULL;
-    int status = run_capture(argv, 0, &out), n;
-    if (status < 0) {
+    int status = proc_run(argv, PROC_CAPTURE_STDOUT | PROC_CAPTURE_STDERR, &out), n;
+    if (status < 0 || !out) {
         snprintf(err, errlen, "cannot run %s: %s", cuobjdump, strerror(errno));
         return -1;
     }
@@ -261,17 +188,15 @@ static int check_registered_present(const registry_t *r, const cuobj_function_t 
 
 json_t *resources_collect(char *err, size_t errlen)
 {
-    char cuobjdump[PATH_LEN], exe[PATH_LEN], dev[16];
+    char cuobjdump[PROC_PATH_LEN], exe[PROC_PATH_LEN], dev[16];
     cuobj_function_t *fns = NULL;
     registry_t reg;
     json_t *kernels = NULL;
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     int n, i;
-    if (len < 0) {
+    if (proc_self_exe(exe, sizeof exe) != 0) {
         snprintf(err, errlen, "readlink /proc/self/exe: %s", strerror(errno));
         return NULL;
     }
-    exe[len] = '\0';
     if (find_cuobjdump(cuobjdump, err, errlen) != 0) return NULL;
     if ((n = dump_self(cuobjdump, exe, &fns, err, errlen)) < 0) return NULL;
     if (load_registry(&reg, err, errlen) != 0) {
@@ -298,13 +223,9 @@ static void usage(FILE *f)
             "PATH, /usr/local/cuda/bin or `pip install nvidia-cuda-cuobjdump`).\n"
             "spill_bytes = cuobjdump's STACK + LOCAL (per-thread local memory: ptxas puts\n"
             "register spills in the stack frame). max_blocks_per_sm needs a GPU (-1 without).\n"
-            "  --json FILE   also write them as resources.json format\n"
+            "  --json FILE   also write them in resources.json format (parent directories are\n"
+            "                created; --json=FILE works too)\n"
             "Exit status: 0 listed, 2 bad arguments or cuobjdump missing/failed.\n");
-}
-
-static long long int_field(const json_t *k, const char *name)
-{
-    return (long long)json_integer_value(json_object_get(k, name));
 }
 
 static void print_table(const json_t *kernels)
@@ -319,10 +240,11 @@ static void print_table(const json_t *kernels)
         printf("%-14s %-28s %-7s %4lld %7lld %5lld %8lld %8lld %6lld %6lld %6lld %9lld\n",
                variant ? variant : "(unregistered)",
                json_string_value(json_object_get(k, "symbol")),
-               json_string_value(json_object_get(k, "arch")), int_field(k, "head_dim"),
-               int_field(k, "threads"), int_field(k, "registers"), int_field(k, "static_smem"),
-               int_field(k, "dynamic_smem"), int_field(k, "stack"), int_field(k, "local"),
-               int_field(k, "spill_bytes"), int_field(k, "max_blocks_per_sm"));
+               json_string_value(json_object_get(k, "arch")), json_int_field(k, "head_dim"),
+               json_int_field(k, "threads"), json_int_field(k, "registers"),
+               json_int_field(k, "static_smem"), json_int_field(k, "dynamic_smem"),
+               json_int_field(k, "stack"), json_int_field(k, "local"),
+               json_int_field(k, "spill_bytes"), json_int_field(k, "max_blocks_per_sm"));
     }
 }
 
@@ -348,7 +270,7 @@ int cmd_resources(int argc, char **argv)
     if (n > 0)
         printf("%zu kernel build(s); spill = STACK + LOCAL bytes per thread; d = head_dim "
                "(0 = any); -1 = unknown (unregistered kernel, or no GPU for blocks/SM)\n", n);
-    if (json_path && json_file_write(json_path, root) != 0) rc = 2;
+    if (json_path && json_file_write("resources", "--json", json_path, root) != 0) rc = 2;
     json_decref(root);
     return rc;
 }

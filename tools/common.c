@@ -1,6 +1,8 @@
-/* Options, shapes and presets shared by `fp8attn check` and `fp8attn bench` (see common.h). */
+/* Options, shapes and presets of check and bench, and the argument loop and value parsers of
+ * every command (see common.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,17 +182,33 @@ static int parse_seeds(run_opts_t *o, const char *text)
     return 0;
 }
 
+int choice_index(const char *text, const char *const *names)
+{
+    int i;
+    for (i = 0; names[i]; i++)
+        if (!strcmp(text, names[i])) return i;
+    return -1;
+}
+
+void choice_list(const char *const *names, char *buf, size_t len)
+{
+    size_t at = 0;
+    int i;
+    if (len) buf[0] = '\0';
+    for (i = 0; names[i] && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", names[i]);
+}
+
 /* Matches `text` against a NULL-terminated list of names; returns the index or -1 after
  * printing the allowed names. */
 static int parse_choice(const char *cmd, const char *flag, const char *text,
                         const char *const *names)
 {
-    int i;
-    for (i = 0; names[i]; i++)
-        if (!strcmp(text, names[i])) return i;
-    fprintf(stderr, "fp8attn %s: %s '%s': allowed values are", cmd, flag, text);
-    for (i = 0; names[i]; i++) fprintf(stderr, "%s %s", i ? "," : "", names[i]);
-    fprintf(stderr, "\n");
+    char allowed[128];
+    int i = choice_index(text, names);
+    if (i >= 0) return i;
+    choice_list(names, allowed, sizeof allowed);
+    fprintf(stderr, "fp8attn %s: %s '%s': allowed values are %s\n", cmd, flag, text, allowed);
     return -1;
 }
 
@@ -213,6 +231,25 @@ arg_result_t arg_value(args_t *a, const char *name, const char **value)
         return ARG_BAD;
     }
     *value = a->argv[++a->i];
+    return ARG_OK;
+}
+
+arg_result_t args_parse(int argc, char **argv, const char *cmd, extra_parser_t parse, void *ctx)
+{
+    args_t a;
+    a.argc = argc;
+    a.argv = argv;
+    a.cmd = cmd;
+    for (a.i = 1; a.i < argc; a.i++) {
+        arg_result_t r;
+        if (arg_flag(&a, "--help") || arg_flag(&a, "-h")) return ARG_HELP;
+        r = parse(&a, ctx);
+        if (r == ARG_UNKNOWN) {
+            fprintf(stderr, "fp8attn %s: unknown option '%s'\n", cmd, argv[a.i]);
+            return ARG_BAD;
+        }
+        if (r != ARG_OK) return r;
+    }
     return ARG_OK;
 }
 
@@ -243,12 +280,45 @@ int parse_int_range(const char *cmd, const char *flag, const char *text, long lo
     return 0;
 }
 
+int parse_count(const char *cmd, const char *flag, const char *text, long long *out)
+{
+    long long v;
+    if (split_ints(text, 0, LLONG_MAX, &v, 1) != 1) {
+        fprintf(stderr, "fp8attn %s: %s '%s': expected a whole number >= 0\n", cmd, flag, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int parse_fraction(const char *cmd, const char *flag, const char *text, double *out)
+{
+    char *end;
+    double v;
+    errno = 0;
+    v = strtod(text, &end);
+    if (end == text || errno || !isfinite(v) || (*end && strcmp(end, "%") != 0)) {
+        fprintf(stderr, "fp8attn %s: %s '%s': expected a percentage like 10%% or a fraction "
+                "like 0.10\n", cmd, flag, text);
+        return -1;
+    }
+    if (*end == '%') {
+        v /= 100.0;
+    } else if (fabs(v) >= 1.0) {
+        fprintf(stderr, "fp8attn %s: %s '%s': ambiguous; write %g%% for %g percent or a "
+                "fraction below 1 (0.10 = 10%%)\n", cmd, flag, text, v, v);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 /* ---- the common options ---- */
 
-static const char *const k_backends[] = {"cpu", "gpu", NULL};
-static const char *const k_layouts[] = {"bhsd", "bshd", NULL};
-static const char *const k_out_types[] = {"fp16", "bf16", NULL};
-static const char *const k_descales[] = {"tensor", "head", "batch-head", NULL};
+const char *const k_backend_names[] = {"cpu", "gpu", NULL};
+const char *const k_layout_names[] = {"bhsd", "bshd", NULL};
+const char *const k_out_type_names[] = {"fp16", "bf16", NULL};
+const char *const k_descale_names[] = {"tensor", "head", "batch-head", NULL};
 
 void common_opts_init(run_opts_t *o, const char *cmd, const uint64_t *seeds, int n_seeds,
                       const char *label)
@@ -276,7 +346,7 @@ void common_opts_free(run_opts_t *o)
 
 static int set_backend(run_opts_t *o, const char *v)
 {
-    int idx = parse_choice(o->cmd, "--backend", v, k_backends);
+    int idx = parse_choice(o->cmd, "--backend", v, k_backend_names);
     if (idx < 0) return -1;
     o->backend = idx == 0 ? BACKEND_CPU : BACKEND_GPU;
     return 0;
@@ -284,7 +354,7 @@ static int set_backend(run_opts_t *o, const char *v)
 
 static int set_layout(run_opts_t *o, const char *v)
 {
-    int idx = parse_choice(o->cmd, "--layout", v, k_layouts);
+    int idx = parse_choice(o->cmd, "--layout", v, k_layout_names);
     if (idx < 0) return -1;
     o->bshd = idx;
     return 0;
@@ -292,7 +362,7 @@ static int set_layout(run_opts_t *o, const char *v)
 
 static int set_out_type(run_opts_t *o, const char *v)
 {
-    int idx = parse_choice(o->cmd, "--out-type", v, k_out_types);
+    int idx = parse_choice(o->cmd, "--out-type", v, k_out_type_names);
     if (idx < 0) return -1;
     o->out_type = idx == 0 ? FP8ATTN_OUT_FP16 : FP8ATTN_OUT_BF16;
     return 0;
@@ -300,9 +370,9 @@ static int set_out_type(run_opts_t *o, const char *v)
 
 static int set_descale(run_opts_t *o, const char *v)
 {
-    int idx = parse_choice(o->cmd, "--descale", v, k_descales);
+    int idx = parse_choice(o->cmd, "--descale", v, k_descale_names);
     if (idx < 0) return -1;
-    o->descale = (fp8attn_granularity_t)idx; /* k_descales is in the enum's order */
+    o->descale = (fp8attn_granularity_t)idx; /* k_descale_names is in the enum's order */
     return 0;
 }
 
@@ -349,18 +419,28 @@ static arg_result_t parse_value_option(args_t *a, run_opts_t *o)
     return ARG_UNKNOWN;
 }
 
-static arg_result_t parse_common_arg(args_t *a, run_opts_t *o)
+/* The options of check and bench, then the command's own (ctx is a common_ctx_t). */
+typedef struct {
+    run_opts_t *o;
+    extra_parser_t extra;
+    void *extra_ctx;
+} common_ctx_t;
+
+static arg_result_t parse_common_arg(args_t *a, void *ctx)
 {
-    if (arg_flag(a, "--help") || arg_flag(a, "-h")) return ARG_HELP;
+    common_ctx_t *c = ctx;
+    arg_result_t r;
     if (arg_flag(a, "--causal")) {
-        o->causal = 1;
+        c->o->causal = 1;
         return ARG_OK;
     }
     if (arg_flag(a, "--lse")) {
-        o->lse = 1;
+        c->o->lse = 1;
         return ARG_OK;
     }
-    return parse_value_option(a, o);
+    r = parse_value_option(a, c->o);
+    if (r == ARG_UNKNOWN && c->extra) r = c->extra(a, c->extra_ctx);
+    return r;
 }
 
 /* Defaults that depend on what was (not) given, and checks across options. */
@@ -393,20 +473,13 @@ static arg_result_t finish_opts(run_opts_t *o)
 arg_result_t common_parse_args(int argc, char **argv, run_opts_t *o, extra_parser_t extra,
                                void *ctx)
 {
-    args_t a;
-    a.argc = argc;
-    a.argv = argv;
-    a.cmd = o->cmd;
-    for (a.i = 1; a.i < argc; a.i++) {
-        arg_result_t r = parse_common_arg(&a, o);
-        if (r == ARG_UNKNOWN && extra) r = extra(&a, ctx);
-        if (r == ARG_UNKNOWN) {
-            fprintf(stderr, "fp8attn %s: unknown option '%s'\n", o->cmd, argv[a.i]);
-            return ARG_BAD;
-        }
-        if (r != ARG_OK) return r;
-    }
-    return finish_opts(o);
+    common_ctx_t c;
+    arg_result_t r;
+    c.o = o;
+    c.extra = extra;
+    c.extra_ctx = ctx;
+    r = args_parse(argc, argv, o->cmd, parse_common_arg, &c);
+    return r == ARG_OK ? finish_opts(o) : r;
 }
 
 void common_usage_options(FILE *f)
@@ -509,15 +582,26 @@ void shape_to_json(const shape_t *s, json_t *obj)
     json_object_set_new(obj, "causal", json_boolean(s->causal));
 }
 
+void run_opts_to_json(const run_opts_t *o, json_t *obj)
+{
+    json_object_set_new(obj, "layout", json_string(layout_name(o->bshd)));
+    json_object_set_new(obj, "out_type", json_string(out_type_name(o->out_type)));
+    json_object_set_new(obj, "lse", json_boolean(o->lse));
+    json_object_set_new(obj, "descale", json_string(descale_name(o->descale)));
+}
+
 /* ---- misc ---- */
 
-const char *layout_name(int bshd) { return bshd ? "bshd" : "bhsd"; }
+const char *layout_name(int bshd) { return k_layout_names[bshd ? 1 : 0]; }
 
-const char *out_type_name(fp8attn_out_type_t t) { return t == FP8ATTN_OUT_BF16 ? "bf16" : "fp16"; }
+const char *out_type_name(fp8attn_out_type_t t)
+{
+    return k_out_type_names[t == FP8ATTN_OUT_BF16 ? 1 : 0];
+}
 
 const char *descale_name(fp8attn_granularity_t g)
 {
-    return (unsigned)g < 3 ? k_descales[g] : "unknown";
+    return (unsigned)g < 3 ? k_descale_names[g] : "unknown";
 }
 
 int add_distinct(const char **list, int n, const char *name)

@@ -1,4 +1,5 @@
-/* Options, shapes and presets shared by `fp8attn check` and `fp8attn bench`. */
+/* Options, shapes and presets shared by `fp8attn check` and `fp8attn bench`, and the argument
+ * loop and value parsers every command uses (--flag VALUE and --flag=VALUE alike). */
 #ifndef FP8ATTN_TOOL_COMMON_H
 #define FP8ATTN_TOOL_COMMON_H
 
@@ -12,10 +13,13 @@
 /* Size of the error-message buffers passed around the tool (char err[ERR_LEN]). */
 #define ERR_LEN 512
 
-/* Exit codes of every command (see commands.h). */
+/* Exit codes of every command (see commands.h). A run that fails (a CUDA error, a failure of
+ * the CPU backend) is not a gate failure: it exits EXIT_RUN_FAILED, the same 2 as bad
+ * arguments. */
 #define EXIT_PASS 0
 #define EXIT_GATE_FAILED 1
 #define EXIT_BAD_ARGS 2
+#define EXIT_RUN_FAILED 2
 
 typedef enum { BACKEND_AUTO = 0, BACKEND_CPU, BACKEND_GPU } backend_t;
 
@@ -56,8 +60,14 @@ typedef struct {
     const char *cmd;
 } args_t;
 
-/* Command-specific options: called for every argument the common parser does not know. */
+/* Command-specific options: called for every argument the common parser does not know.
+ * Returns ARG_UNKNOWN for an argument it does not know either. */
 typedef arg_result_t (*extra_parser_t)(args_t *a, void *ctx);
+
+/* The argument loop of every command: argv[1..argc) one by one; --help / -h give ARG_HELP, any
+ * other argument goes to `parse`. An argument nobody knows is refused with "fp8attn CMD: unknown
+ * option 'X'". Returns ARG_OK, ARG_HELP or ARG_BAD (after printing what is wrong). */
+arg_result_t args_parse(int argc, char **argv, const char *cmd, extra_parser_t parse, void *ctx);
 
 /* Sets the defaults: automatic backend, head descales, bhsd, fp16, the given default seeds and
  * label. Shapes default to the four presets when none is given (see common_parse_args). */
@@ -84,6 +94,11 @@ arg_result_t arg_value(args_t *a, const char *name, const char **value);
 int parse_nonneg_double(const char *cmd, const char *flag, const char *text, double *out);
 int parse_int_range(const char *cmd, const char *flag, const char *text, long lo, long hi,
                     int *out);
+/* A whole number >= 0 (digits only). */
+int parse_count(const char *cmd, const char *flag, const char *text, long long *out);
+/* A fraction: "10%" and "0.10" both give 0.10; a bare number must be below 1 in magnitude ("10"
+ * is refused as ambiguous). Negative values are allowed; callers check their own range. */
+int parse_fraction(const char *cmd, const char *flag, const char *text, double *out);
 
 /* Resolves BACKEND_AUTO: gpu when a CUDA device is usable, else cpu with one line on stderr.
  * --backend gpu without a device, or an unknown --variant, print why and return -1 (exit 2). */
@@ -100,8 +115,22 @@ int64_t shape_visible_pairs(const shape_t *s);
 /* Adds the shape key fields ("shape", "B", "h_q", "h_kv", "seqlen_q", "seqlen_k", "head_dim",
  * "causal") to a JSON object. */
 void shape_to_json(const shape_t *s, json_t *obj);
+/* Adds the run options that change what is computed -- "layout", "out_type", "lse" and
+ * "descale" -- to a JSON object. With shape_to_json they make the key on which compare and gate
+ * match perf.json and correctness.json records. */
+void run_opts_to_json(const run_opts_t *o, json_t *obj);
 
 /* ---- misc ---- */
+/* The values of --backend, --layout, --out-type and --descale, NULL-terminated; the last three
+ * in the order of bshd (0/1), fp8attn_out_type_t and fp8attn_granularity_t. */
+extern const char *const k_backend_names[];
+extern const char *const k_layout_names[];
+extern const char *const k_out_type_names[];
+extern const char *const k_descale_names[];
+/* Index of `text` in a NULL-terminated name list, or -1. */
+int choice_index(const char *text, const char *const *names);
+/* "a, b, c" from a NULL-terminated name list. */
+void choice_list(const char *const *names, char *buf, size_t len);
 const char *layout_name(int bshd);
 const char *out_type_name(fp8attn_out_type_t t);
 const char *descale_name(fp8attn_granularity_t g);

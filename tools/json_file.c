@@ -5,8 +5,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common.h"
+#include "files.h"
 #include "json_file.h"
-#include "results.h"
 
 json_t *json_file_load(const char *path, int *missing)
 {
@@ -43,47 +44,44 @@ json_t *json_file_load(const char *path, int *missing)
     return root;
 }
 
-int json_file_write(const char *path, json_t *root)
+int json_file_write(const char *cmd, const char *flag, const char *path, json_t *root)
 {
-    const char *slash = strrchr(path, '/');
-    char *dir;
-    int rc;
-    if (!slash) return results_write_json(".", path, root);
-    if (slash == path) return results_write_json("/", slash + 1, root);
-    dir = malloc((size_t)(slash - path) + 1);
-    if (!dir) {
-        fprintf(stderr, "fp8attn: out of memory writing %s\n", path);
-        return -1;
-    }
-    memcpy(dir, path, (size_t)(slash - path));
-    dir[slash - path] = '\0';
-    rc = results_write_json(dir, slash + 1, root);
+    char *dir = path_dirname(path);
+    int rc = -1;
+    if (!dir)
+        fprintf(stderr, "fp8attn %s: %s %s: out of memory\n", cmd, flag, path);
+    else if (make_dirs(dir) != 0)
+        fprintf(stderr, "fp8attn %s: %s %s: cannot create directory '%s': %s\n", cmd, flag, path,
+                dir, strerror(errno));
+    else if (file_write_json(path, root) != 0)
+        fprintf(stderr, "fp8attn %s: %s %s: cannot write the file: %s\n", cmd, flag, path,
+                strerror(errno));
+    else
+        rc = 0;
     free(dir);
     return rc;
+}
+
+static arg_result_t parse_json_option(args_t *a, void *ctx)
+{
+    const char **json_path = ctx;
+    arg_result_t r = arg_value(a, "--json", json_path);
+    if (r == ARG_OK && !(*json_path)[0]) {
+        fprintf(stderr, "fp8attn %s: --json '': needs a file name\n", a->cmd);
+        return ARG_BAD;
+    }
+    return r;
 }
 
 int json_option_parse(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
                       const char **json_path)
 {
-    int i;
+    arg_result_t r;
     *json_path = NULL;
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--json") && i + 1 < argc && argv[i + 1][0]) {
-            *json_path = argv[++i];
-            continue;
-        }
-        if (!strcmp(argv[i], "--json"))
-            fprintf(stderr, "fp8attn %s: --json needs a file name\n", cmd);
-        else
-            fprintf(stderr, "fp8attn %s: unknown argument '%s'\n", cmd, argv[i]);
-        usage(stderr);
-        return 2;
-    }
-    return -1;
+    r = args_parse(argc, argv, cmd, parse_json_option, (void *)json_path);
+    if (r == ARG_OK) return -1;
+    usage(r == ARG_HELP ? stdout : stderr);
+    return r == ARG_HELP ? 0 : 2;
 }
 
 int json_get_number(const json_t *obj, const char *key, double *out)
@@ -104,4 +102,9 @@ int json_get_int(const json_t *obj, const char *key, long long *out)
     if (!json_is_integer(v)) return -1;
     *out = json_integer_value(v);
     return 0;
+}
+
+long long json_int_field(const json_t *obj, const char *key)
+{
+    return (long long)json_integer_value(json_object_get(obj, key));
 }

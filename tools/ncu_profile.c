@@ -3,14 +3,12 @@
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ncu_csv.h"
 #include "ncu_profile.h"
+#include "proc.h"
 #include "results.h"
-
-#define PATH_LEN 4096
 
 /* Sections that say where the time goes: SOL (compute vs memory), pipe utilisation (tensor
  * pipes), memory (DRAM throughput), occupancy, warp stall reasons, launch resources. */
@@ -21,71 +19,24 @@ static const char *const k_sections[] = {"SpeedOfLight", "ComputeWorkloadAnalysi
 static const char k_extra_metrics[] = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
                                       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
 
-/* ---- locating ncu and running programs ---- */
-
-static int executable(const char *path) { return access(path, X_OK) == 0; }
+/* ---- locating ncu ---- */
 
 /* ncu on PATH, in /usr/local/cuda/bin, or the newest /opt/nvidia/nsight-compute/ * /ncu. */
 static int find_ncu(char *out)
 {
-    const char *path = getenv("PATH");
     glob_t g;
-    while (path && *path) {
-        const char *colon = strchr(path, ':');
-        int len = colon ? (int)(colon - path) : (int)strlen(path);
-        snprintf(out, PATH_LEN, "%.*s/ncu", len, path);
-        if (len > 0 && executable(out)) return 0;
-        path = colon ? colon + 1 : NULL;
-    }
-    snprintf(out, PATH_LEN, "/usr/local/cuda/bin/ncu");
-    if (executable(out)) return 0;
-    if (glob("/opt/nvidia/nsight-compute/*/ncu", 0, NULL, &g) == 0 && g.gl_pathc > 0) {
-        snprintf(out, PATH_LEN, "%s", g.gl_pathv[g.gl_pathc - 1]); /* sorted: newest last */
+    int found = 0;
+    if (proc_find_executable("ncu", getenv("PATH"), out) ||
+        proc_find_executable("ncu", "/usr/local/cuda/bin", out))
+        return 0;
+    if (glob("/opt/nvidia/nsight-compute/*/ncu", 0, NULL, &g) == 0) {
+        if (g.gl_pathc > 0) {
+            snprintf(out, PROC_PATH_LEN, "%s", g.gl_pathv[g.gl_pathc - 1]); /* newest last */
+            found = access(out, X_OK) == 0;
+        }
         globfree(&g);
-        return executable(out) ? 0 : -1;
     }
-    return -1;
-}
-
-/* Runs argv[0] with argv, waits. With `captured` non-NULL, its stdout is read into a malloc'd
- * string. Returns the exit status, or -1 if it could not run or did not exit normally. */
-static int run_program(char *const argv[], char **captured)
-{
-    int fds[2] = {-1, -1}, status = 0;
-    size_t len = 0, cap = 0;
-    pid_t pid;
-    if (captured && pipe(fds)) return -1;
-    fflush(NULL);
-    pid = fork();
-    if (pid == 0) {
-        if (captured) {
-            dup2(fds[1], STDOUT_FILENO);
-            close(fds[0]);
-            close(fds[1]);
-        }
-        execv(argv[0], argv);
-        fprintf(stderr, "fp8attn bench: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    if (captured) {
-        close(fds[1]);
-        *captured = NULL;
-        for (;;) {
-            ssize_t got;
-            if (len + 4097 > cap) {
-                char *grown = realloc(*captured, cap = 2 * cap + 8192);
-                if (!grown) break;
-                *captured = grown;
-            }
-            got = read(fds[0], *captured + len, cap - len - 1);
-            if (got <= 0) break;
-            len += (size_t)got;
-        }
-        if (*captured) (*captured)[len] = '\0';
-        close(fds[0]);
-    }
-    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) return -1;
-    return WEXITSTATUS(status);
+    return found ? 0 : -1;
 }
 
 /* ---- the command lines ---- */
@@ -93,7 +44,7 @@ static int run_program(char *const argv[], char **captured)
 typedef struct {
     char *argv[64];
     int n;
-    char text[16][PATH_LEN]; /* storage for the formatted arguments */
+    char text[16][PROC_PATH_LEN]; /* storage for the formatted arguments */
     int n_text;
 } argv_builder_t;
 
@@ -102,7 +53,7 @@ static void push(argv_builder_t *b, const char *arg) { b->argv[b->n++] = (char *
 static void pushf_shape(argv_builder_t *b, const shape_t *s)
 {
     char *t = b->text[b->n_text++];
-    snprintf(t, PATH_LEN, "%d,%d,%d,%d,%d,%d", (int)s->batch, (int)s->h_q, (int)s->h_kv,
+    snprintf(t, PROC_PATH_LEN, "%d,%d,%d,%d,%d,%d", (int)s->batch, (int)s->h_q, (int)s->h_kv,
              (int)s->seqlen_q, (int)s->seqlen_k, (int)s->head_dim);
     push(b, t);
 }
@@ -110,7 +61,7 @@ static void pushf_shape(argv_builder_t *b, const shape_t *s)
 static void push_text(argv_builder_t *b, const char *a, const char *c)
 {
     char *t = b->text[b->n_text++];
-    snprintf(t, PATH_LEN, "%s%s", a, c);
+    snprintf(t, PROC_PATH_LEN, "%s%s", a, c);
     push(b, t);
 }
 
@@ -172,16 +123,16 @@ static void build_ncu_argv(argv_builder_t *b, const char *ncu, const char *exe, 
 
 static int print_report(const char *ncu, const char *dir)
 {
-    char report[PATH_LEN], *csv = NULL;
+    char report[PROC_PATH_LEN], *csv = NULL;
     char *argv[] = {(char *)ncu, "--import", report, "--page", "raw", "--csv", NULL};
     int rc;
     snprintf(report, sizeof report, "%s/profile.ncu-rep", dir);
-    rc = run_program(argv, &csv);
+    rc = proc_run(argv, PROC_CAPTURE_STDOUT, &csv);
     if (rc != 0 || !csv || ncu_print_headline(csv, stdout)) {
-        fprintf(stderr, "fp8attn bench: could not read the metrics of %s (ncu --import exit %d)\n",
-                report, rc);
+        fprintf(stderr, "fp8attn bench: could not read the metrics of %s (ncu --import exit "
+                "%d%s%s)\n", report, rc, rc < 0 ? ": " : "", rc < 0 ? strerror(errno) : "");
         free(csv);
-        return EXIT_GATE_FAILED;
+        return EXIT_RUN_FAILED;
     }
     printf("profile: full report: ncu-ui %s\n", report);
     free(csv);
@@ -190,30 +141,30 @@ static int print_report(const char *ncu, const char *dir)
 
 int ncu_profile_run(const run_opts_t *o)
 {
-    char ncu[PATH_LEN], exe[PATH_LEN], *dir;
+    char ncu[PROC_PATH_LEN], exe[PROC_PATH_LEN], *dir;
     static argv_builder_t b;
-    ssize_t len;
     int rc;
     if (find_ncu(ncu)) {
         fprintf(stderr, "fp8attn bench: --profile: ncu (Nsight Compute) not found on PATH, in "
                         "/usr/local/cuda/bin or /opt/nvidia/nsight-compute/*/\n");
         return EXIT_BAD_ARGS;
     }
-    len = readlink("/proc/self/exe", exe, sizeof exe - 1); /* ncu runs a path, not our pid */
-    if (len <= 0) {
+    if (proc_self_exe(exe, sizeof exe) != 0) { /* ncu runs a path, not our pid */
         fprintf(stderr, "fp8attn bench: --profile: cannot read /proc/self/exe: %s\n",
                 strerror(errno));
         return EXIT_BAD_ARGS;
     }
-    exe[len] = '\0';
     dir = results_open_dir(o->out_dir, o->label, &o->variant, o->variant ? 1 : 0);
     if (!dir) return EXIT_BAD_ARGS;
     build_ncu_argv(&b, ncu, exe, dir, o);
     printf("profile: %s under %s (results in %s)\n", o->shapes[0].name, ncu, dir);
-    rc = run_program(b.argv, NULL);
-    if (rc != 0) {
+    rc = proc_run(b.argv, 0, NULL);
+    if (rc < 0) {
+        fprintf(stderr, "fp8attn bench: --profile: cannot run %s: %s\n", ncu, strerror(errno));
+        rc = EXIT_RUN_FAILED;
+    } else if (rc != 0) {
         fprintf(stderr, "fp8attn bench: --profile: ncu exited with status %d\n", rc);
-        rc = EXIT_GATE_FAILED;
+        rc = EXIT_RUN_FAILED;
     } else {
         rc = print_report(ncu, dir);
     }

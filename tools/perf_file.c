@@ -1,20 +1,41 @@
 /* perf.json files and the shape-by-shape matching of two of them (compare, gate). */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "files.h"
 #include "json_file.h"
 #include "perf_file.h"
 #include "stats.h"
 
-int shape_key_read(const json_t *rec, shape_key_t *key, const char **bad_field)
+/* ---- keys ---- */
+
+/* The string key fields and their allowed values. */
+static const struct {
+    const char *field;
+    const char *const *names;
+    size_t offset, size;
+} k_choice_fields[] = {
+    {"layout", k_layout_names, offsetof(shape_key_t, layout), sizeof(((shape_key_t *)0)->layout)},
+    {"out_type", k_out_type_names, offsetof(shape_key_t, out_type),
+     sizeof(((shape_key_t *)0)->out_type)},
+    {"descale", k_descale_names, offsetof(shape_key_t, descale),
+     sizeof(((shape_key_t *)0)->descale)},
+};
+#define N_CHOICE_FIELDS (sizeof k_choice_fields / sizeof k_choice_fields[0])
+
+int shape_key_read(const json_t *rec, shape_key_t *key, const char **bad_field,
+                   const char **allowed)
 {
-    static const char *const names[] = {"B",        "h_q",      "h_kv",  "seqlen_q",
-                                        "seqlen_k", "head_dim", "causal"};
-    long long *fields[7];
-    int i;
+    static const char *const names[] = {"B",        "h_q",      "h_kv",   "seqlen_q",
+                                        "seqlen_k", "head_dim", "causal", "lse"};
+    static char allowed_text[N_CHOICE_FIELDS][96];
+    long long *fields[8];
+    size_t i;
+    memset(key, 0, sizeof *key);
     fields[0] = &key->b;
     fields[1] = &key->h_q;
     fields[2] = &key->h_kv;
@@ -22,11 +43,25 @@ int shape_key_read(const json_t *rec, shape_key_t *key, const char **bad_field)
     fields[4] = &key->seqlen_k;
     fields[5] = &key->head_dim;
     fields[6] = &key->causal;
-    for (i = 0; i < 7; i++) {
+    fields[7] = &key->lse;
+    for (i = 0; i < 8; i++) {
         if (json_get_int(rec, names[i], fields[i]) != 0) {
             *bad_field = names[i];
+            *allowed = i >= 6 ? "a boolean" : "an integer"; /* causal, lse: booleans (or 0/1) */
             return -1;
         }
+    }
+    for (i = 0; i < N_CHOICE_FIELDS; i++) {
+        const char *v = json_string_value(json_object_get(rec, k_choice_fields[i].field));
+        if (!v || choice_index(v, k_choice_fields[i].names) < 0) {
+            char list[64];
+            choice_list(k_choice_fields[i].names, list, sizeof list);
+            snprintf(allowed_text[i], sizeof allowed_text[i], "one of %s", list);
+            *bad_field = k_choice_fields[i].field;
+            *allowed = allowed_text[i];
+            return -1;
+        }
+        snprintf((char *)key + k_choice_fields[i].offset, k_choice_fields[i].size, "%s", v);
     }
     return 0;
 }
@@ -35,36 +70,19 @@ int shape_key_equal(const shape_key_t *a, const shape_key_t *b)
 {
     return a->b == b->b && a->h_q == b->h_q && a->h_kv == b->h_kv &&
            a->seqlen_q == b->seqlen_q && a->seqlen_k == b->seqlen_k &&
-           a->head_dim == b->head_dim && (a->causal != 0) == (b->causal != 0);
+           a->head_dim == b->head_dim && (a->causal != 0) == (b->causal != 0) &&
+           (a->lse != 0) == (b->lse != 0) && !strcmp(a->layout, b->layout) &&
+           !strcmp(a->out_type, b->out_type) && !strcmp(a->descale, b->descale);
 }
 
 void shape_key_format(const shape_key_t *k, char *buf, size_t len)
 {
-    snprintf(buf, len, "B=%lld hq=%lld hkv=%lld sq=%lld sk=%lld d=%lld causal=%d", k->b, k->h_q,
-             k->h_kv, k->seqlen_q, k->seqlen_k, k->head_dim, k->causal != 0);
+    snprintf(buf, len, "B=%lld hq=%lld hkv=%lld sq=%lld sk=%lld d=%lld causal=%d %s %s "
+             "descale=%s lse=%d", k->b, k->h_q, k->h_kv, k->seqlen_q, k->seqlen_k, k->head_dim,
+             k->causal != 0, k->layout, k->out_type, k->descale, k->lse != 0);
 }
 
-char *path_join(const char *dir, const char *name)
-{
-    size_t len = strlen(dir) + 1 + strlen(name) + 1;
-    char *p = malloc(len);
-    if (p) snprintf(p, len, "%s/%s", dir, name);
-    return p;
-}
-
-/* malloc'd directory part of `path` ("." when it has none). */
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *d;
-    if (!slash) return strdup(".");
-    if (slash == path) return strdup("/");
-    d = malloc((size_t)(slash - path) + 1);
-    if (!d) return NULL;
-    memcpy(d, path, (size_t)(slash - path));
-    d[slash - path] = '\0';
-    return d;
-}
+/* ---- one perf.json ---- */
 
 /* Resolves `arg` to the perf.json to read and its directory. */
 static int locate(const char *arg, perf_file_t *out)
@@ -85,7 +103,7 @@ static int locate(const char *arg, perf_file_t *out)
         }
     } else {
         out->path = strdup(arg);
-        out->dir = dir_of(arg);
+        out->dir = path_dirname(arg);
     }
     if (!out->path || !out->dir) {
         fprintf(stderr, "fp8attn: out of memory\n");
@@ -97,15 +115,17 @@ static int locate(const char *arg, perf_file_t *out)
 /* Fills *r from results[i]; prints what is wrong and returns -1 if unusable. */
 static int read_record(const char *path, size_t i, const json_t *rec, perf_record_t *r)
 {
-    const char *bad = NULL;
+    const char *bad = NULL, *allowed = NULL;
     const json_t *variant = json_object_get(rec, "variant");
+    const json_t *flush = json_object_get(rec, "l2_flush");
     if (!json_is_object(rec)) {
         fprintf(stderr, "fp8attn: %s: results[%zu] is not an object\n", path, i);
         return -1;
     }
-    if (shape_key_read(rec, &r->key, &bad) != 0) {
-        fprintf(stderr, "fp8attn: %s: results[%zu].%s is missing or not an integer\n", path, i,
-                bad);
+    if (shape_key_read(rec, &r->key, &bad, &allowed) != 0) {
+        fprintf(stderr, "fp8attn: %s: results[%zu].%s is missing or not %s (perf.json files "
+                "written before fp8attn recorded it must be measured again)\n", path, i, bad,
+                allowed);
         return -1;
     }
     if (variant && !json_is_null(variant) && !json_is_string(variant)) {
@@ -113,6 +133,18 @@ static int read_record(const char *path, size_t i, const json_t *rec, perf_recor
         return -1;
     }
     r->variant = json_is_string(variant) ? json_string_value(variant) : NULL;
+    r->backend = json_string_value(json_object_get(rec, "backend"));
+    if (!r->backend || choice_index(r->backend, k_backend_names) < 0) {
+        fprintf(stderr, "fp8attn: %s: results[%zu].backend is missing or not one of cpu, gpu\n",
+                path, i);
+        return -1;
+    }
+    if (!json_is_boolean(flush)) {
+        fprintf(stderr, "fp8attn: %s: results[%zu].l2_flush is missing or not a boolean\n", path,
+                i);
+        return -1;
+    }
+    r->l2_flush = json_is_true(flush);
     if (json_get_number(rec, "p50_us", &r->p50_us) != 0 || !(r->p50_us > 0) ||
         !isfinite(r->p50_us)) {
         fprintf(stderr, "fp8attn: %s: results[%zu].p50_us must be a number > 0\n", path, i);
@@ -169,37 +201,113 @@ void perf_file_free(perf_file_t *f)
     memset(f, 0, sizeof *f);
 }
 
-int pair_args_take(int argc, char **argv, int *i, pair_args_t *a, const char *cmd)
-{
-    const char *arg = argv[*i];
-    const char **slot = !strcmp(arg, "--variant-base")   ? &a->variant_base
-                        : !strcmp(arg, "--variant-cand") ? &a->variant_cand
-                                                         : NULL;
-    if (slot) {
-        if (*i + 1 >= argc || !argv[*i + 1][0]) {
-            fprintf(stderr, "fp8attn %s: %s needs a variant name\n", cmd, arg);
-            return -1;
-        }
-        *slot = argv[*i + 1];
-        *i += 2;
-        return 1;
-    }
-    if (arg[0] == '-' && arg[1] != '\0') return 0;
-    if (a->base && a->cand) {
-        fprintf(stderr, "fp8attn %s: unexpected argument '%s' (BASE and CAND already given)\n",
-                cmd, arg);
-        return -1;
-    }
-    if (!a->base) a->base = arg;
-    else a->cand = arg;
-    *i += 1;
-    return 1;
-}
-
 static int variant_matches(const perf_record_t *r, const char *variant)
 {
     return !variant || (r->variant && !strcmp(r->variant, variant));
 }
+
+static int same_variant(const char *a, const char *b)
+{
+    return (a == NULL) == (b == NULL) && (!a || !strcmp(a, b));
+}
+
+int perf_record_selected(const perf_file_t *f, int i, const char *filter, const shape_key_t *key)
+{
+    return variant_matches(&f->records[i], filter) &&
+           (!key || shape_key_equal(&f->records[i].key, key));
+}
+
+/* Number of distinct variants among f's records of `filter` and `key`. */
+static int count_variants(const perf_file_t *f, const char *filter, const shape_key_t *key)
+{
+    int i, j, n = 0;
+    for (i = 0; i < f->n; i++) {
+        if (!perf_record_selected(f, i, filter, key)) continue;
+        for (j = 0; j < i; j++)
+            if (perf_record_selected(f, j, filter, key) &&
+                same_variant(f->records[j].variant, f->records[i].variant))
+                break;
+        n += j == i;
+    }
+    return n;
+}
+
+void perf_file_variants(const perf_file_t *f, const char *filter, const shape_key_t *key,
+                        char *buf, size_t len)
+{
+    size_t at = 0;
+    int i, j;
+    buf[0] = '\0';
+    for (i = 0; i < f->n && at < len; i++) {
+        const char *v = f->records[i].variant;
+        if (!perf_record_selected(f, i, filter, key)) continue;
+        for (j = 0; j < i; j++)
+            if (perf_record_selected(f, j, filter, key) && same_variant(f->records[j].variant, v))
+                break;
+        if (j == i) at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
+                                           v ? v : "(none)");
+    }
+    if (!buf[0]) snprintf(buf, len, "no variant");
+}
+
+/* The measurement setup of f's records of `filter` (see perf_setup_t). */
+static void find_setup(const perf_file_t *f, const char *filter, perf_setup_t *s)
+{
+    int i;
+    memset(s, 0, sizeof *s);
+    s->first = s->conflict = -1;
+    for (i = 0; i < f->n; i++) {
+        const perf_record_t *r = &f->records[i];
+        if (!variant_matches(r, filter)) continue;
+        if (s->first < 0) {
+            s->first = i;
+            s->backend = r->backend;
+            s->l2_flush = r->l2_flush;
+        } else if (strcmp(r->backend, s->backend) || r->l2_flush != s->l2_flush) {
+            s->conflict = i;
+            return;
+        }
+    }
+}
+
+void perf_setup_format(const perf_setup_t *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "backend %s, l2_flush %s", s->backend ? s->backend : "?",
+             s->l2_flush ? "true" : "false");
+}
+
+/* ---- the command line ---- */
+
+arg_result_t pair_args_parse(args_t *a, void *pair_args)
+{
+    pair_args_t *p = pair_args;
+    const char *arg = a->argv[a->i], *v;
+    arg_result_t r;
+    if ((r = arg_value(a, "--variant-base", &v)) != ARG_UNKNOWN ||
+        (r = arg_value(a, "--variant-cand", &v)) != ARG_UNKNOWN) {
+        if (r != ARG_OK) return r;
+        if (!v[0]) {
+            fprintf(stderr, "fp8attn %s: %s '': needs a variant name (see `fp8attn info`)\n",
+                    a->cmd, !strncmp(arg, "--variant-base", 14) ? "--variant-base"
+                                                                : "--variant-cand");
+            return ARG_BAD;
+        }
+        if (!strncmp(arg, "--variant-base", 14)) p->variant_base = v;
+        else p->variant_cand = v;
+        return ARG_OK;
+    }
+    if (arg[0] == '-' && arg[1] != '\0') return ARG_UNKNOWN;
+    if (p->base && p->cand) {
+        fprintf(stderr, "fp8attn %s: unexpected argument '%s' (BASE and CAND already given)\n",
+                a->cmd, arg);
+        return ARG_BAD;
+    }
+    if (!p->base) p->base = arg;
+    else p->cand = arg;
+    return ARG_OK;
+}
+
+/* ---- matching ---- */
 
 /* The p50s (or, with `p90`, the p90s) of f's records of `key` matching `variant` into v;
  * returns how many. */
@@ -208,7 +316,7 @@ static int collect(const perf_file_t *f, const char *variant, const shape_key_t 
 {
     int i, n = 0;
     for (i = 0; i < f->n; i++)
-        if (variant_matches(&f->records[i], variant) && shape_key_equal(&f->records[i].key, key))
+        if (perf_record_selected(f, i, variant, key))
             v[n++] = p90 ? f->records[i].p90_us : f->records[i].p50_us;
     return n;
 }
@@ -245,26 +353,6 @@ static void add_shapes(comparison_t *c, const perf_file_t *f, const char *varian
             c->rows[c->n++].key = f->records[i].key;
 }
 
-static int same_variant(const char *a, const char *b)
-{
-    return (a == NULL) == (b == NULL) && (!a || !strcmp(a, b));
-}
-
-void perf_file_variants(const perf_file_t *f, const char *filter, char *buf, size_t len)
-{
-    size_t at = 0;
-    int i, j;
-    buf[0] = '\0';
-    for (i = 0; i < f->n && at < len; i++) {
-        const char *v = f->records[i].variant;
-        if (!variant_matches(&f->records[i], filter)) continue;
-        for (j = 0; j < i && !same_variant(f->records[j].variant, v); j++) continue;
-        if (j == i) at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
-                                           v ? v : "(none)");
-    }
-    if (!buf[0]) snprintf(buf, len, "no variant");
-}
-
 /* Returns -1 after saying which variants the file has if `variant` is named by none of its
  * records. */
 static int check_variant(const perf_file_t *f, const char *variant, const char *side)
@@ -274,7 +362,7 @@ static int check_variant(const perf_file_t *f, const char *variant, const char *
     if (!variant) return 0;
     for (i = 0; i < f->n; i++)
         if (variant_matches(&f->records[i], variant)) return 0;
-    perf_file_variants(f, NULL, have, sizeof have);
+    perf_file_variants(f, NULL, NULL, have, sizeof have);
     fprintf(stderr, "fp8attn: --variant-%s %s: no record of %s has that variant; it has: %s\n",
             side, variant, f->path, have);
     return -1;
@@ -296,11 +384,15 @@ static int build_rows(const perf_file_t *base, const perf_file_t *cand, comparis
         shape_row_t *r = &c->rows[i];
         r->n_base = aggregate(base, c->variant_base, &r->key, scratch, &r->base_p50, &r->base_p90);
         r->n_cand = aggregate(cand, c->variant_cand, &r->key, scratch, &r->cand_p50, &r->cand_p90);
+        r->n_base_variants = count_variants(base, c->variant_base, &r->key);
+        r->n_cand_variants = count_variants(cand, c->variant_cand, &r->key);
         c->n_common += r->n_base > 0 && r->n_cand > 0;
         c->n_only_base += r->n_cand == 0;
         c->n_only_cand += r->n_base == 0;
         c->base_aggregated += r->n_base > 1;
         c->cand_aggregated += r->n_cand > 1;
+        c->base_multi_variant += r->n_base_variants > 1;
+        c->cand_multi_variant += r->n_cand_variants > 1;
     }
     free(scratch);
     return 0;
@@ -323,6 +415,8 @@ int pair_load(const pair_args_t *a, perf_file_t *base, perf_file_t *cand, compar
         perf_file_free(cand);
         return -1;
     }
+    find_setup(base, c->variant_base, &c->base_setup);
+    find_setup(cand, c->variant_cand, &c->cand_setup);
     return 0;
 }
 
@@ -333,24 +427,54 @@ void comparison_free(comparison_t *c)
     c->n = c->n_common = c->n_only_base = c->n_only_cand = 0;
 }
 
-static void print_note(FILE *f, int count, const char *side, const char *flag,
-                       const char *variant)
+int comparison_setups_match(const comparison_t *c)
 {
-    if (count == 0) return;
-    if (variant)
-        fprintf(f, "note: %s has several records (seeds) of variant %s for %d shape(s); using the "
-                "median of their p50s and p90s\n", side, variant, count);
-    else
-        fprintf(f, "note: %s has several records (variants or seeds) for %d shape(s); using the "
-                "median of their p50s and p90s (choose one variant with %s)\n", side, count,
-                flag);
+    return c->base_setup.conflict < 0 && c->cand_setup.conflict < 0 &&
+           !strcmp(c->base_setup.backend, c->cand_setup.backend) &&
+           c->base_setup.l2_flush == c->cand_setup.l2_flush;
+}
+
+/* Notes on the shapes of one side whose value is a median of several records. */
+static void print_notes(FILE *f, const comparison_t *c, int cand)
+{
+    const char *side = cand ? "CAND" : "BASE", *flag = cand ? "--variant-cand" : "--variant-base";
+    const char *variant = cand ? c->variant_cand : c->variant_base;
+    int aggregated = cand ? c->cand_aggregated : c->base_aggregated;
+    int multi = cand ? c->cand_multi_variant : c->base_multi_variant;
+    if (multi)
+        fprintf(f, "note: %s has records of several variants for %d shape(s); using the median "
+                "of their p50s and p90s (choose one variant with %s)\n", side, multi, flag);
+    if (aggregated > multi)
+        fprintf(f, "note: %s has several records (seeds) of %s%s for %d shape(s); using the "
+                "median of their p50s and p90s\n", side, variant ? "variant " : "one variant",
+                variant ? variant : "", aggregated - multi);
+}
+
+/* A warning when one side's records were not all measured alike. */
+static void print_mixed(FILE *f, const perf_setup_t *s, const char *side)
+{
+    if (s->conflict >= 0)
+        fprintf(f, "warning: %s mixes measurement setups: results[%d] and results[%d] differ in "
+                "backend or l2_flush\n", side, s->first, s->conflict);
 }
 
 void comparison_print_notes(const comparison_t *c, FILE *f)
 {
-    print_note(f, c->base_aggregated, "BASE", "--variant-base", c->variant_base);
-    print_note(f, c->cand_aggregated, "CAND", "--variant-cand", c->variant_cand);
+    char b[64], k[64];
+    print_notes(f, c, 0);
+    print_notes(f, c, 1);
+    print_mixed(f, &c->base_setup, "BASE");
+    print_mixed(f, &c->cand_setup, "CAND");
+    if (c->base_setup.conflict < 0 && c->cand_setup.conflict < 0 &&
+        !comparison_setups_match(c)) {
+        perf_setup_format(&c->base_setup, b, sizeof b);
+        perf_setup_format(&c->cand_setup, k, sizeof k);
+        fprintf(f, "warning: BASE was measured with %s, CAND with %s: their timings are not "
+                "comparable\n", b, k);
+    }
 }
+
+/* ---- figures ---- */
 
 double row_speedup(const shape_row_t *r) { return r->base_p50 / r->cand_p50; }
 

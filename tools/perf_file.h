@@ -1,5 +1,7 @@
 /* perf.json files and the shape-by-shape matching of two of them, shared by `compare` and
- * `gate`. A shape is identified by (B, h_q, h_kv, seqlen_q, seqlen_k, head_dim, causal). */
+ * `gate`. A record's key is the problem it timed: (B, h_q, h_kv, seqlen_q, seqlen_k, head_dim,
+ * causal) and the options that change what is computed (layout, out_type, lse, descale); the
+ * same key matches correctness.json records to perf.json records in `gate`. */
 #ifndef FP8ATTN_TOOL_PERF_FILE_H
 #define FP8ATTN_TOOL_PERF_FILE_H
 
@@ -7,20 +9,27 @@
 
 #include <jansson.h>
 
+#include "common.h"
+
 typedef struct {
-    long long b, h_q, h_kv, seqlen_q, seqlen_k, head_dim, causal;
+    long long b, h_q, h_kv, seqlen_q, seqlen_k, head_dim, causal, lse;
+    char layout[8], out_type[8], descale[16];
 } shape_key_t;
 
 /* Reads the key fields of one JSON record. 0, or -1 with *bad_field naming the field that is
- * missing or not an integer (causal may be a boolean). */
-int shape_key_read(const json_t *rec, shape_key_t *key, const char **bad_field);
+ * missing or invalid and *allowed saying what it must be ("an integer", "a boolean",
+ * "one of bhsd, bshd", ...; static text). */
+int shape_key_read(const json_t *rec, shape_key_t *key, const char **bad_field,
+                   const char **allowed);
 int shape_key_equal(const shape_key_t *a, const shape_key_t *b);
-/* "B=1 hq=16 hkv=16 sq=4096 sk=4096 d=128 causal=1" */
+/* "B=1 hq=16 hkv=16 sq=4096 sk=4096 d=128 causal=1 bhsd fp16 descale=head lse=0" */
 void shape_key_format(const shape_key_t *k, char *buf, size_t len);
 
 typedef struct {
     shape_key_t key;
     const char *variant; /* NULL if the record names none; owned by perf_file_t.root */
+    const char *backend; /* "cpu" or "gpu"; owned by perf_file_t.root */
+    int l2_flush;
     double p50_us, p90_us;
 } perf_record_t;
 
@@ -36,17 +45,28 @@ typedef struct {
  * the path and what is wrong. */
 int perf_file_load(const char *arg, perf_file_t *out);
 void perf_file_free(perf_file_t *f);
-/* "a, b": the distinct variants f's records name ("(none)" for records without one), only
- * `filter` if it is not NULL; "no variant" when there is none. */
-void perf_file_variants(const perf_file_t *f, const char *filter, char *buf, size_t len);
-/* malloc'd "dir/name" (NULL if out of memory). */
-char *path_join(const char *dir, const char *name);
+/* 1 if f->records[i] is of variant `filter` and key `key` (either NULL: any). */
+int perf_record_selected(const perf_file_t *f, int i, const char *filter, const shape_key_t *key);
+/* "a, b": the distinct variants named by f's records of variant `filter` and key `key` (either
+ * NULL: any), "(none)" for records without one; "no variant" when there is none. */
+void perf_file_variants(const perf_file_t *f, const char *filter, const shape_key_t *key,
+                        char *buf, size_t len);
+
+/* How one side's records were measured: the backend and L2 flushing of its first record (of the
+ * variant filter) and, in `conflict`, the index of the first record that differs from it in
+ * either (-1 if none does). */
+typedef struct {
+    const char *backend;
+    int l2_flush;
+    int first, conflict;
+} perf_setup_t;
 
 /* One shape of either side. A side's values are the median over its records of that shape
  * (several variants or seeds) after the optional variant filter; n_* = 0: absent there. */
 typedef struct {
     shape_key_t key;
     int n_base, n_cand;
+    int n_base_variants, n_cand_variants; /* distinct variants among those records */
     double base_p50, base_p90, cand_p50, cand_p90;
 } shape_row_t;
 
@@ -54,8 +74,10 @@ typedef struct {
     shape_row_t *rows; /* BASE's shapes in file order, then those only in CAND */
     int n, n_common;
     int n_only_base, n_only_cand;
-    int base_aggregated, cand_aggregated; /* shapes whose value is a median of several records */
+    int base_aggregated, cand_aggregated;       /* shapes whose value is a median of records */
+    int base_multi_variant, cand_multi_variant; /* ... of records of several variants */
     const char *variant_base, *variant_cand;
+    perf_setup_t base_setup, cand_setup;
 } comparison_t;
 
 /* BASE, CAND and the variant filters of the command line. */
@@ -64,14 +86,19 @@ typedef struct {
     const char *variant_base, *variant_cand;
 } pair_args_t;
 
-/* If argv[*i] is BASE, CAND, --variant-base V or --variant-cand V, stores it, advances *i past
- * it and returns 1; returns 0 for any other argument, -1 after printing what is wrong. */
-int pair_args_take(int argc, char **argv, int *i, pair_args_t *a, const char *cmd);
+/* Command-line parser for compare and gate (an extra_parser_t with ctx = pair_args_t): BASE,
+ * CAND, --variant-base V and --variant-cand V (or --flag=V). ARG_UNKNOWN for other options. */
+arg_result_t pair_args_parse(args_t *a, void *pair_args);
 /* Loads both perf files and matches their shapes. 0, or -1 after printing what is wrong (on
  * failure nothing needs freeing). */
 int pair_load(const pair_args_t *a, perf_file_t *base, perf_file_t *cand, comparison_t *c);
 void comparison_free(comparison_t *c);
-/* Prints, one line each, how many shapes were medians of several records and why. */
+/* "backend gpu, l2_flush true" */
+void perf_setup_format(const perf_setup_t *s, char *buf, size_t len);
+/* 1 if BASE and CAND were measured alike (same backend and L2 flushing, each side uniform). */
+int comparison_setups_match(const comparison_t *c);
+/* Prints, one line each, how many shapes were medians of several records and why, and a warning
+ * when the two sides were not measured alike. */
 void comparison_print_notes(const comparison_t *c, FILE *f);
 
 /* base p50 / cand p50 (> 1: CAND is faster). */

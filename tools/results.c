@@ -4,12 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <cuda_runtime_api.h>
 
 #include "build_info.h"
+#include "files.h"
 #include "fp8attn.h"
 #include "results.h"
 
@@ -121,38 +121,6 @@ json_t *results_build_meta(const char *const *variants, int n_variants)
     return meta;
 }
 
-/* mkdir -p: creates `path` and its missing parents. Returns 0 or -1 with errno set. */
-static int make_dirs(const char *path)
-{
-    char *copy = strdup(path);
-    char *p;
-    struct stat st;
-    int rc = 0;
-    if (!copy) return -1;
-    if (!copy[0]) {
-        free(copy);
-        errno = ENOENT;
-        return -1;
-    }
-    for (p = copy + 1; rc == 0; p++) {
-        int at_end = (*p == '\0');
-        if (*p != '/' && !at_end) continue;
-        *p = '\0';
-        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
-            rc = -1;
-        } else if (stat(copy, &st) != 0) {
-            rc = -1;
-        } else if (!S_ISDIR(st.st_mode)) {
-            errno = ENOTDIR;
-            rc = -1;
-        }
-        if (at_end) break;
-        *p = '/';
-    }
-    free(copy);
-    return rc;
-}
-
 /* 1 if `path` is a directory holding at least one entry, else 0. */
 static int dir_has_entries(const char *path)
 {
@@ -219,25 +187,14 @@ char *results_open_dir(const char *dir, const char *label, const char *const *va
 
 int results_write_json(const char *dir, const char *name, json_t *root)
 {
-    size_t len = strlen(dir) + 1 + strlen(name) + 1;
-    char *path = malloc(len);
-    FILE *f;
+    char *path = path_join(dir, name);
     int rc = -1;
-    if (!path) {
+    if (!path)
         fprintf(stderr, "fp8attn: out of memory writing %s\n", name);
-        return -1;
-    }
-    snprintf(path, len, "%s/%s", dir, name);
-    f = fopen(path, "w");
-    if (!f) {
+    else if (file_write_json(path, root) != 0)
         fprintf(stderr, "fp8attn: cannot write '%s': %s\n", path, strerror(errno));
-    } else {
-        int bad = json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF;
-        if (fclose(f) != 0 || bad)
-            fprintf(stderr, "fp8attn: error writing '%s': %s\n", path, strerror(errno));
-        else
-            rc = 0;
-    }
+    else
+        rc = 0;
     free(path);
     return rc;
 }

@@ -24,6 +24,11 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void stats_sort(double *x, int n)
+{
+    if (x && n > 1) qsort(x, (size_t)n, sizeof *x, compare_doubles);
+}
+
 static double mean_of(const double *x, int n)
 {
     double sum = 0.0;
@@ -49,7 +54,7 @@ int stats_compute(const double *x, int n, stats_t *out)
     sorted = malloc((size_t)n * sizeof *sorted);
     if (!sorted) return -1;
     memcpy(sorted, x, (size_t)n * sizeof *sorted);
-    qsort(sorted, (size_t)n, sizeof *sorted, compare_doubles);
+    stats_sort(sorted, n);
     out->n = n;
     out->p50 = stats_percentile(sorted, n, 50.0);
     out->p90 = stats_percentile(sorted, n, 90.0);

@@ -10,6 +10,8 @@ typedef struct {
 /* Percentile q in [0,100] of an ascending array, linear interpolation between closest ranks
  * (the numpy default). */
 double stats_percentile(const double *sorted, int n, double q);
+/* Sorts x[0..n) in ascending order. */
+void stats_sort(double *x, int n);
 /* Fills *out from x[0..n) (x is not modified). Returns 0, or -1 if n < 1 or x/out is NULL. */
 int stats_compute(const double *x, int n, stats_t *out);
 
