@@ -22,6 +22,18 @@
  *  - softmax_scale == 0 means 1/sqrt(head_dim).
  *  - LSE, when requested, is fp32, contiguous [batch, h_q, seqlen_q], natural log of
  *    sum_j exp(scale * q.k_j) over the visible keys.
+ *  - Alignment (checked by fp8attn_validate, so for every backend, the CPU one included): the
+ *    Q, K, V and O pointers are 16-byte aligned; the Q, K and V strides of every dimension whose
+ *    extent is > 1 are multiples of 16 elements, O's multiples of 8 elements (16 bytes); the lse
+ *    and descale pointers are 4-byte aligned. A violation is FP8ATTN_ERR_INVALID_STRIDE.
+ *  - GPU numerics: the kernels fold softmax_scale * q_descale * k_descale into one multiplier
+ *    formed in fp32, left to right, with subnormals flushed to zero, so for every (batch, query
+ *    head) that product (and softmax_scale * q_descale) must be a finite, normal fp32 number;
+ *    fp8attn_forward_cpu refuses a problem where it is not (FP8ATTN_ERR_INVALID_DESCALE);
+ *    fp8attn_forward cannot read the descales and does not check.
+ *    Inputs must be finite: with a NaN code in V at a key that a row cannot see (causal), the
+ *    tensor-core path may still propagate NaN into that row (0 * NaN), although the CPU backend
+ *    ignores masked keys.
  *
  * Error handling: every call returns an fp8attn_status_t; fp8attn_last_error() gives the
  * message of the calling thread's last failure, naming the field, its value and what is allowed.
@@ -55,9 +67,13 @@ typedef enum fp8attn_status {
     FP8ATTN_ERR_INVALID_SIZE = 2,       /* batch, heads or a seqlen is < 1 */
     FP8ATTN_ERR_UNSUPPORTED_HEAD_DIM = 3, /* head_dim is not 64, 128 or 256 */
     FP8ATTN_ERR_HEAD_RATIO = 4,         /* h_q is not a multiple of h_kv */
-    FP8ATTN_ERR_INVALID_STRIDE = 5,     /* negative, misaligned, or self-overlapping strides */
+    FP8ATTN_ERR_INVALID_STRIDE = 5,     /* negative, misaligned, or self-overlapping strides, or a
+                                           misaligned pointer (q, k, v, o: 16 bytes; lse and the
+                                           descales: 4 bytes) */
     FP8ATTN_ERR_OVERLAP = 6,            /* O or LSE overlaps an input or each other */
-    FP8ATTN_ERR_INVALID_DESCALE = 7,    /* a descale is non-finite or <= 0 (or bad strides) */
+    FP8ATTN_ERR_INVALID_DESCALE = 7,    /* a descale is non-finite or <= 0 (or bad strides), or
+                                           (CPU backend) softmax_scale * q_descale * k_descale is
+                                           not a finite, normal fp32 number */
     FP8ATTN_ERR_INVALID_SCALE = 8,      /* softmax_scale is negative or non-finite */
     FP8ATTN_ERR_INVALID_FORMAT = 9,     /* unknown input format or output type */
     FP8ATTN_ERR_TOO_LARGE = 10,         /* an offset would not fit in 64 bits */
@@ -169,7 +185,7 @@ typedef struct fp8attn_kernel_info {
     int32_t head_dim;         /* head_dim it serves (0 = any) */
     int32_t threads;          /* threads per block */
     int64_t dynamic_smem;     /* dynamic shared memory per block at launch, bytes */
-    /* runtime (device 0 of the current process), -1 without a GPU: */
+    /* runtime (the calling thread's current CUDA device, cudaGetDevice), -1 without a GPU: */
     int32_t registers;        /* per thread */
     int64_t static_smem;      /* bytes */
     int64_t local_bytes;      /* local memory per thread (stack frame + spills), bytes */
@@ -219,11 +235,16 @@ int64_t fp8attn_descale_count(fp8attn_granularity_t g, int32_t batch, int32_t he
 /* The (batch_stride, head_stride) that index the array fp8attn_compute_descales writes. */
 fp8attn_descale_t fp8attn_descale_layout(fp8attn_granularity_t g, const float *ptr,
                                          int32_t heads);
-/* descale[i] = amax over group i / max finite of `format` (amax 0 gives descale 1).
+/* descale[i] = max(amax over group i / max finite of `format`, FLT_MIN) (amax 0 gives descale 1).
+ * The FLT_MIN floor keeps descales normal fp32 numbers (the GPU flushes subnormals to zero) and
+ * amax / descale <= max finite, so quantizing with these descales never overflows (no E5M2 inf);
+ * a group whose amax is below max finite * FLT_MIN then quantizes with reduced resolution.
  * Non-finite input values are refused (FP8ATTN_ERR_INVALID_ARGUMENT). */
 fp8attn_status_t fp8attn_compute_descales(const fp8attn_tensor_view_t *x, fp8attn_granularity_t g,
                                           fp8attn_format_t format, float *descale_out);
-/* out(b,h,s,d) = encode(x(b,h,s,d) / descale(b,h)) in `format`, written with out_stride. */
+/* out(b,h,s,d) = encode(x(b,h,s,d) / descale(b,h)) in `format`, written with out_stride.
+ * Encoding follows the codec above: with a caller's descale so small that x / descale exceeds the
+ * max finite, E4M3 saturates and E5M2 gives inf (descales from fp8attn_compute_descales never do). */
 fp8attn_status_t fp8attn_quantize(const fp8attn_tensor_view_t *x, fp8attn_descale_t descale,
                                   fp8attn_format_t format, uint8_t *out,
                                   fp8attn_strides_t out_stride);

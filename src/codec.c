@@ -14,6 +14,7 @@
 #define FP16_INF_CODE 0x7C00u
 #define BF16_MAN_BITS 7
 #define BF16_BIAS 127
+#define BF16_INF_CODE 0x7F80u
 #define FP8_NAN_CODE 0x7Fu /* E4M3's only NaN; one of E5M2's */
 #define FLOAT_INF_BITS 0x7F800000u
 
@@ -34,31 +35,47 @@ static float bits_float(uint32_t u)
 /* A quiet float NaN carrying the sign of a code (sign_bit = 0 or 1). */
 static float signed_nan(uint32_t sign_bit) { return bits_float((sign_bit << 31) | 0x7FC00000u); }
 
-/* Rounds the magnitude of a finite float or +inf (its bits without the sign) to nearest even in
- * a format with `man_bits` mantissa bits and exponent `bias`, as if its exponent range were
- * unbounded above. Returns the magnitude code (biased exponent << man_bits | mantissa), which
- * exceeds the format's largest finite code when the value overflows: callers clamp. */
-static uint32_t round_magnitude(uint32_t mag_bits, int man_bits, int bias)
+/* The one rounding routine of the codec. Rounds a non-negative value mant * 2^(e - frac_bits)
+ * to nearest, ties to even, in a format with `man_bits` mantissa bits and exponent `bias`, as if
+ * its exponent range were unbounded above. mant holds the source significand: the implicit one
+ * at bit frac_bits for a normal source, and for a subnormal source no implicit one with e the
+ * source's smallest normal exponent. Requires frac_bits > man_bits and frac_bits <= 62.
+ * Returns the magnitude code (biased exponent << man_bits | mantissa), which exceeds the
+ * format's largest finite code when the value overflows: callers clamp. */
+static uint32_t round_significand(uint64_t mant, int e, int frac_bits, int man_bits, int bias)
 {
-    int exp_field = (int)(mag_bits >> 23);
-    uint32_t mant = mag_bits & 0x7FFFFFu;
-    int e = exp_field ? exp_field - 127 : -126; /* unbiased exponent of the float */
-    int emin = 1 - bias;                        /* smallest normal exponent of the format */
+    int emin = 1 - bias; /* smallest normal exponent of the format */
     int shift, e_code;
-    uint32_t q, rem, half;
-
-    if (exp_field) mant |= 0x800000u;
+    uint64_t q, rem, half;
     /* keep man_bits bits below the leading one; below emin the quantum stays 2^(emin-man_bits) */
-    shift = 23 - man_bits + (e < emin ? emin - e : 0);
-    if (shift > 24) return 0; /* below half the smallest subnormal: rounds to zero */
+    shift = frac_bits - man_bits + (e < emin ? emin - e : 0);
+    if (shift > frac_bits + 1) return 0; /* below half the smallest subnormal: rounds to zero */
     q = mant >> shift;
-    rem = mant & ((1u << shift) - 1u);
-    half = 1u << (shift - 1);
+    rem = mant & ((1ull << shift) - 1u);
+    half = 1ull << (shift - 1);
     if (rem > half || (rem == half && (q & 1u))) q++;
     /* q includes the implicit one for normals (so exponent field e_code + 1), and a carry out
      * of the mantissa moves into the exponent by plain addition. */
     e_code = (e < emin ? emin : e) + bias - 1;
-    return ((uint32_t)e_code << man_bits) + q;
+    return ((uint32_t)e_code << man_bits) + (uint32_t)q;
+}
+
+/* round_significand for the magnitude of a finite float or +inf (its bits without the sign). */
+static uint32_t round_magnitude(uint32_t mag_bits, int man_bits, int bias)
+{
+    int exp_field = (int)(mag_bits >> 23);
+    uint64_t mant = mag_bits & 0x7FFFFFu;
+    if (exp_field) mant |= 0x800000u;
+    return round_significand(mant, exp_field ? exp_field - 127 : -126, 23, man_bits, bias);
+}
+
+/* round_significand for the magnitude of a finite double or +inf (its bits without the sign). */
+static uint32_t round_magnitude_double(uint64_t mag_bits, int man_bits, int bias)
+{
+    int exp_field = (int)(mag_bits >> 52);
+    uint64_t mant = mag_bits & 0xFFFFFFFFFFFFFull;
+    if (exp_field) mant |= 1ull << 52;
+    return round_significand(mant, exp_field ? exp_field - 1023 : -1022, 52, man_bits, bias);
 }
 
 /* Decodes a finite magnitude code (no sign) of a format with man_bits / bias. */
@@ -139,6 +156,30 @@ uint16_t fp8attn_float_to_bf16(float x)
 
 float fp8attn_bf16_to_float(uint16_t h) { return bits_float((uint32_t)h << 16); }
 
+/* A double to a 16-bit format whose infinity code is inf_code (FP16 0x7C00, BF16 0x7F80):
+ * one rounding, overflow (+-inf included) gives +-inf, NaN a quiet NaN of the same sign. */
+static uint16_t double_to_16(double x, int man_bits, int bias, uint32_t inf_code)
+{
+    uint64_t u, mag;
+    uint32_t sign, code;
+    memcpy(&u, &x, sizeof u);
+    sign = (uint32_t)(u >> 48) & 0x8000u;
+    mag = u & 0x7FFFFFFFFFFFFFFFull;
+    if (mag > 0x7FF0000000000000ull) return (uint16_t)(sign | inf_code | (1u << (man_bits - 1)));
+    code = round_magnitude_double(mag, man_bits, bias);
+    return (uint16_t)(sign | (code > inf_code ? inf_code : code));
+}
+
+uint16_t fp8attn_double_to_fp16(double x)
+{
+    return double_to_16(x, FP16_MAN_BITS, FP16_BIAS, FP16_INF_CODE);
+}
+
+uint16_t fp8attn_double_to_bf16(double x)
+{
+    return double_to_16(x, BF16_MAN_BITS, BF16_BIAS, BF16_INF_CODE);
+}
+
 float fp8attn_format_max(fp8attn_format_t format)
 {
     switch (format) {
@@ -152,4 +193,9 @@ float fp8attn_decode(fp8attn_format_t format, uint8_t code)
 {
     return format == FP8ATTN_FORMAT_E5M2 ? fp8attn_e5m2_to_float(code)
                                          : fp8attn_e4m3_to_float(code);
+}
+
+uint8_t fp8attn_encode(fp8attn_format_t format, float x)
+{
+    return format == FP8ATTN_FORMAT_E5M2 ? fp8attn_float_to_e5m2(x) : fp8attn_float_to_e4m3(x);
 }

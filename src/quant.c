@@ -1,4 +1,5 @@
 /* Host quantization helpers: per-tensor/head/(batch, head) descales and float -> FP8 encoding. */
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -61,13 +62,6 @@ static fp8attn_status_t check_format(fp8attn_format_t format)
     return FP8ATTN_OK;
 }
 
-/* a + b * c for non-negative operands, or -1 when it does not fit in int64. */
-static int64_t add_mul(int64_t a, int64_t b, int64_t c)
-{
-    if (b != 0 && c > (INT64_MAX - a) / b) return -1;
-    return a + b * c;
-}
-
 /* Strides >= 0 and the largest element offset representable; `name` prefixes the fields. */
 static fp8attn_status_t check_strides(const char *name, fp8attn_strides_t s,
                                       const fp8attn_tensor_view_t *x)
@@ -85,7 +79,7 @@ static fp8attn_status_t check_strides(const char *name, fp8attn_strides_t s,
             return fp8attn_fail(FP8ATTN_ERR_INVALID_STRIDE,
                                 "%s.%s = %" PRId64 ": strides must be >= 0", name, k_view_dim[i],
                                 stride[i]);
-        if ((last = add_mul(last, stride[i], extent[i] - 1)) < 0)
+        if ((last = fp8attn_add_mul(last, stride[i], extent[i] - 1)) < 0)
             return fp8attn_fail(FP8ATTN_ERR_TOO_LARGE,
                                 "%s.%s = %" PRId64 ": the largest element offset does not fit in "
                                 "64 bits",
@@ -151,13 +145,18 @@ static fp8attn_status_t group_amax(const fp8attn_tensor_view_t *x, fp8attn_desca
     return FP8ATTN_OK;
 }
 
-/* amax / format max; amax 0 gives 1, and an underflow to 0 the smallest positive float. */
+/* amax / format max, at least FLT_MIN (the smallest normal float); amax 0 gives 1.
+ * The floor keeps every descale normal: a subnormal one is flushed to zero by the GPU kernels
+ * (built with --use_fast_math) and, being imprecise, could let amax / descale exceed the format
+ * max (E5M2 would encode inf). With d = FLT_MIN, amax < format_max * FLT_MIN, so
+ * amax / d = amax * 2^126 < format_max exactly; otherwise amax / d rounds to within an fp32 ulp
+ * of format_max, which encodes to format_max in both formats. */
 static float descale_of(float amax, float format_max)
 {
     float d;
     if (amax == 0.0f) return 1.0f;
     d = amax / format_max;
-    return d > 0.0f ? d : nextafterf(0.0f, 1.0f);
+    return d < FLT_MIN ? FLT_MIN : d;
 }
 
 fp8attn_status_t fp8attn_compute_descales(const fp8attn_tensor_view_t *x, fp8attn_granularity_t g,
@@ -186,35 +185,24 @@ fp8attn_status_t fp8attn_compute_descales(const fp8attn_tensor_view_t *x, fp8att
 /* Every descale the view's (b, h) will use: finite and > 0. */
 static fp8attn_status_t check_descales(fp8attn_descale_t ds, int64_t batch, int64_t heads)
 {
-    int64_t b, h, last;
+    int64_t last;
     if (!ds.ptr) return fp8attn_fail(FP8ATTN_ERR_NULL_POINTER, "descale.ptr = NULL: required");
-    if (ds.batch_stride < 0 || ds.head_stride < 0)
+    if (ds.batch_stride < 0)
         return fp8attn_fail(FP8ATTN_ERR_INVALID_DESCALE,
-                            "descale.batch_stride = %" PRId64 ", descale.head_stride = %" PRId64
-                            ": both must be >= 0",
-                            ds.batch_stride, ds.head_stride);
-    last = add_mul(0, ds.batch_stride, batch - 1);
-    if (last >= 0) last = add_mul(last, ds.head_stride, heads - 1);
+                            "descale.batch_stride = %" PRId64 ": must be >= 0 (0 broadcasts)",
+                            ds.batch_stride);
+    if (ds.head_stride < 0)
+        return fp8attn_fail(FP8ATTN_ERR_INVALID_DESCALE,
+                            "descale.head_stride = %" PRId64 ": must be >= 0 (0 broadcasts)",
+                            ds.head_stride);
+    last = fp8attn_add_mul(0, ds.batch_stride, batch - 1);
+    if (last >= 0) last = fp8attn_add_mul(last, ds.head_stride, heads - 1);
     if (last < 0)
         return fp8attn_fail(FP8ATTN_ERR_TOO_LARGE,
                             "descale.batch_stride = %" PRId64 ", descale.head_stride = %" PRId64
                             ": the largest index does not fit in 64 bits",
                             ds.batch_stride, ds.head_stride);
-    for (b = 0; b < batch; b++)
-        for (h = 0; h < heads; h++) {
-            int64_t i = b * ds.batch_stride + h * ds.head_stride;
-            if (!isfinite(ds.ptr[i]) || ds.ptr[i] <= 0.0f)
-                return fp8attn_fail(FP8ATTN_ERR_INVALID_DESCALE,
-                                    "descale.ptr[%" PRId64 "] (b = %" PRId64 ", h = %" PRId64
-                                    ") = %g: must be finite and > 0",
-                                    i, b, h, (double)ds.ptr[i]);
-        }
-    return FP8ATTN_OK;
-}
-
-static uint8_t encode(fp8attn_format_t format, float x)
-{
-    return format == FP8ATTN_FORMAT_E5M2 ? fp8attn_float_to_e5m2(x) : fp8attn_float_to_e4m3(x);
+    return fp8attn_check_descale_values("descale", &ds, batch, heads);
 }
 
 fp8attn_status_t fp8attn_quantize(const fp8attn_tensor_view_t *x, fp8attn_descale_t descale,
@@ -233,7 +221,7 @@ fp8attn_status_t fp8attn_quantize(const fp8attn_tensor_view_t *x, fp8attn_descal
             float ds = descale.ptr[b * descale.batch_stride + h * descale.head_stride];
             for (s = 0; s < x->seqlen; s++) {
                 uint8_t *row = out + b * out_stride.batch + h * out_stride.head + s * out_stride.token;
-                for (d = 0; d < x->head_dim; d++) row[d] = encode(format, view_at(x, b, h, s, d) / ds);
+                for (d = 0; d < x->head_dim; d++) row[d] = fp8attn_encode(format, view_at(x, b, h, s, d) / ds);
             }
         }
     return FP8ATTN_OK;

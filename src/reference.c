@@ -1,4 +1,5 @@
 /* fp8attn_forward_cpu: the CPU reference forward (exact FP8 decode, fp64 math, one rounding). */
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -23,19 +24,34 @@ static float descale_at(const fp8attn_descale_t *d, int64_t b, int64_t h)
     return d->ptr[b * d->batch_stride + h * d->head_stride];
 }
 
-/* Every descale the problem reads must be finite and > 0. */
-static fp8attn_status_t check_descale_values(const char *name, const fp8attn_descale_t *d,
-                                             int64_t batch, int64_t heads)
+/* The GPU kernels fold softmax_scale * q_descale * k_descale into one fp32 multiplier per
+ * (b, query head), formed left to right in fp32 with subnormals flushed to zero. Refuses a
+ * (b, h) where that product, or its partial product softmax_scale * q_descale, is not a finite,
+ * normal fp32 number: the GPU would compute such a problem wrongly (inf, NaN or zero scores). */
+static fp8attn_status_t check_score_scales(const fp8attn_params_t *p)
 {
+    const int64_t group = p->h_q / p->h_kv;
+    const float scale = fp8attn_effective_scale(p);
     int64_t b, h;
-    for (b = 0; b < batch; b++)
-        for (h = 0; h < heads; h++) {
-            float x = descale_at(d, b, h);
-            if (!isfinite(x) || x <= 0.0f)
+    for (b = 0; b < p->batch; b++)
+        for (h = 0; h < p->h_q; h++) {
+            const int64_t hk = h / group;
+            const int64_t iq = b * p->q_descale.batch_stride + h * p->q_descale.head_stride;
+            const int64_t ik = b * p->k_descale.batch_stride + hk * p->k_descale.head_stride;
+            const float qd = p->q_descale.ptr[iq], kd = p->k_descale.ptr[ik];
+            volatile float partial = scale * qd; /* volatile: rounded to fp32 here */
+            volatile float product = partial * kd;
+            if (!isnormal(partial) || !isnormal(product))
                 return fp8attn_fail(FP8ATTN_ERR_INVALID_DESCALE,
-                                    "params->%s.ptr[%" PRId64 "] (b = %" PRId64 ", h = %" PRId64
-                                    ") = %g: descales must be finite and > 0",
-                                    name, b * d->batch_stride + h * d->head_stride, b, h, (double)x);
+                                    "params->softmax_scale * params->q_descale.ptr[%" PRId64
+                                    "] * params->k_descale.ptr[%" PRId64 "] (b = %" PRId64
+                                    ", h = %" PRId64 ", kv head = %" PRId64 ") = %g * %g * %g = %g "
+                                    "in fp32 (partial product %g): must be a finite, normal fp32 "
+                                    "number (>= %g and <= %g), as the GPU kernels form this "
+                                    "product in fp32",
+                                    iq, ik, b, h, hk, (double)scale, (double)qd, (double)kd,
+                                    (double)product, (double)partial, (double)FLT_MIN,
+                                    (double)FLT_MAX);
         }
     return FP8ATTN_OK;
 }
@@ -87,36 +103,9 @@ static void decode_kv_head(const fp8attn_params_t *p, scratch_t *w, int64_t b, i
     }
 }
 
-/* Rounds a double to nearest even in a 16-bit format with `man_bits` mantissa bits and exponent
- * `bias` (FP16: 10, 15; BF16: 7, 127), straight from double so there is a single rounding.
- * Overflow gives inf; NaN a quiet NaN. */
-static uint16_t round_double_to_16(double x, int man_bits, int bias)
-{
-    uint64_t u, mant, rem, half, q;
-    uint32_t sign, inf_code = (uint32_t)((1u << (15 - man_bits)) - 1u) << man_bits, code;
-    int exp_field, e, emin = 1 - bias, shift;
-    memcpy(&u, &x, sizeof u);
-    sign = (uint32_t)(u >> 48) & 0x8000u;
-    u &= 0x7FFFFFFFFFFFFFFFull;
-    if (u > 0x7FF0000000000000ull) return (uint16_t)(sign | inf_code | (1u << (man_bits - 1)));
-    exp_field = (int)(u >> 52);
-    mant = u & 0xFFFFFFFFFFFFFull;
-    e = exp_field ? exp_field - 1023 : -1022;
-    if (exp_field) mant |= 1ull << 52;
-    shift = 52 - man_bits + (e < emin ? emin - e : 0);
-    if (shift > 53) return (uint16_t)sign; /* below half the smallest subnormal */
-    q = mant >> shift;
-    rem = mant & ((1ull << shift) - 1u);
-    half = 1ull << (shift - 1);
-    if (rem > half || (rem == half && (q & 1u))) q++;
-    /* q carries the implicit one (exponent field + 1); a mantissa carry moves into the exponent */
-    code = ((uint32_t)((e < emin ? emin : e) + bias - 1) << man_bits) + (uint32_t)q;
-    return (uint16_t)(sign | (code > inf_code ? inf_code : code));
-}
-
 static uint16_t round_output(fp8attn_out_type_t type, double x)
 {
-    return type == FP8ATTN_OUT_BF16 ? round_double_to_16(x, 7, 127) : round_double_to_16(x, 10, 15);
+    return type == FP8ATTN_OUT_BF16 ? fp8attn_double_to_bf16(x) : fp8attn_double_to_fp16(x);
 }
 
 /* Keys visible to query row i: all of them, or j <= i + seqlen_k - seqlen_q when causal. */
@@ -204,9 +193,10 @@ fp8attn_status_t fp8attn_forward_cpu(const fp8attn_params_t *p)
     fp8attn_status_t st;
     /* every check and allocation happens before the first write to O or LSE */
     if ((st = fp8attn_validate(p)) != FP8ATTN_OK) return st;
-    if ((st = check_descale_values("q_descale", &p->q_descale, p->batch, p->h_q)) ||
-        (st = check_descale_values("k_descale", &p->k_descale, p->batch, p->h_kv)) ||
-        (st = check_descale_values("v_descale", &p->v_descale, p->batch, p->h_kv)))
+    if ((st = fp8attn_check_descale_values("params->q_descale", &p->q_descale, p->batch, p->h_q)) ||
+        (st = fp8attn_check_descale_values("params->k_descale", &p->k_descale, p->batch, p->h_kv)) ||
+        (st = fp8attn_check_descale_values("params->v_descale", &p->v_descale, p->batch, p->h_kv)) ||
+        (st = check_score_scales(p)))
         return st;
     if ((st = alloc_scratch(p, &w)) != FP8ATTN_OK) return st;
     forward_all(p, &w);

@@ -27,7 +27,7 @@ const char *fp8attn_status_string(fp8attn_status_t status)
     case FP8ATTN_ERR_UNSUPPORTED_HEAD_DIM:
         return "FP8ATTN_ERR_UNSUPPORTED_HEAD_DIM: head_dim must be 64, 128 or 256";
     case FP8ATTN_ERR_HEAD_RATIO: return "FP8ATTN_ERR_HEAD_RATIO: h_q must be a multiple of h_kv";
-    case FP8ATTN_ERR_INVALID_STRIDE: return "FP8ATTN_ERR_INVALID_STRIDE: unusable strides";
+    case FP8ATTN_ERR_INVALID_STRIDE: return "FP8ATTN_ERR_INVALID_STRIDE: unusable strides or misaligned pointers";
     case FP8ATTN_ERR_OVERLAP: return "FP8ATTN_ERR_OVERLAP: an output overlaps another tensor";
     case FP8ATTN_ERR_INVALID_DESCALE: return "FP8ATTN_ERR_INVALID_DESCALE: unusable descale";
     case FP8ATTN_ERR_INVALID_SCALE: return "FP8ATTN_ERR_INVALID_SCALE: unusable softmax_scale";

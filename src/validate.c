@@ -215,6 +215,11 @@ static fp8attn_status_t check_strides(const fp8attn_params_t *p, const operand_t
                                           "16-byte vector access")) != FP8ATTN_OK)
             return st;
     if (p->lse && (st = check_pointer_alignment("lse", p->lse, 4, "fp32")) != FP8ATTN_OK) return st;
+    /* the kernels load descales as fp32: a misaligned one would fault on the GPU */
+    if ((st = check_pointer_alignment("q_descale.ptr", p->q_descale.ptr, 4, "fp32")) ||
+        (st = check_pointer_alignment("k_descale.ptr", p->k_descale.ptr, 4, "fp32")) ||
+        (st = check_pointer_alignment("v_descale.ptr", p->v_descale.ptr, 4, "fp32")))
+        return st;
     for (i = 0; i < 4; i++)
         if ((st = check_stride_alignment(&op[i])) != FP8ATTN_OK) return st;
     return check_rows_disjoint(&op[3], p->head_dim);
@@ -241,13 +246,6 @@ static fp8attn_status_t check_descale_strides(const fp8attn_params_t *p)
     return FP8ATTN_OK;
 }
 
-/* a + b * c for non-negative operands, or -1 when it does not fit in int64. */
-static int64_t add_mul(int64_t a, int64_t b, int64_t c)
-{
-    if (b != 0 && c > (INT64_MAX - a) / b) return -1;
-    return a + b * c;
-}
-
 /* [ptr, ptr + bytes) unless it runs past the end of the address space. */
 static fp8attn_status_t address_range(const char *name, const void *ptr, int64_t bytes,
                                       byte_range_t *r)
@@ -269,7 +267,7 @@ static fp8attn_status_t operand_range(const operand_t *op, int64_t head_dim, byt
     int64_t last = head_dim - 1, bytes; /* largest element offset */
     int i;
     for (i = 0; i < 3; i++) {
-        last = add_mul(last, op->stride[i], op->extent[i] - 1);
+        last = fp8attn_add_mul(last, op->stride[i], op->extent[i] - 1);
         if (last < 0)
             return fp8attn_fail(FP8ATTN_ERR_TOO_LARGE,
                                 "params->%s_stride.%s = %" PRId64 ": the largest element offset of "
@@ -278,7 +276,7 @@ static fp8attn_status_t operand_range(const operand_t *op, int64_t head_dim, byt
                                 op->name, k_dim_name[i], op->stride[i], op->name,
                                 op->extent_name[i], op->extent[i]);
     }
-    if ((bytes = add_mul(op->elem_bytes, last, op->elem_bytes)) < 0)
+    if ((bytes = fp8attn_add_mul(op->elem_bytes, last, op->elem_bytes)) < 0)
         return fp8attn_fail(FP8ATTN_ERR_TOO_LARGE,
                             "params->%s_stride = {batch %" PRId64 ", head %" PRId64 ", token %" PRId64
                             "}: the size of %s in bytes ((largest offset %" PRId64 " + 1) * %" PRId64
@@ -288,19 +286,24 @@ static fp8attn_status_t operand_range(const operand_t *op, int64_t head_dim, byt
     return address_range(op->name, op->ptr, bytes, r);
 }
 
-static fp8attn_status_t descale_range(const char *name, const fp8attn_descale_t *d, int64_t batch,
-                                      int64_t heads, byte_range_t *r)
+/* `name` is the descale ("q_descale"), `ptr_name` its pointer field ("q_descale.ptr"),
+ * `heads_name` the params field of its head count ("h_q" or "h_kv"). */
+static fp8attn_status_t descale_range(const char *name, const char *ptr_name,
+                                      const fp8attn_descale_t *d, int64_t batch, int64_t heads,
+                                      const char *heads_name, byte_range_t *r)
 {
-    int64_t last = add_mul(0, d->batch_stride, batch - 1), bytes = -1;
-    if (last >= 0) last = add_mul(last, d->head_stride, heads - 1);
-    if (last >= 0) bytes = add_mul(4, last, 4);
+    int64_t last = fp8attn_add_mul(0, d->batch_stride, batch - 1), bytes = -1;
+    if (last >= 0) last = fp8attn_add_mul(last, d->head_stride, heads - 1);
+    if (last >= 0) bytes = fp8attn_add_mul(4, last, 4);
     if (bytes < 0)
         return fp8attn_fail(FP8ATTN_ERR_TOO_LARGE,
-                            "params->%s: batch_stride = %" PRId64 ", head_stride = %" PRId64
-                            ": the byte offset of the last descale (batch_stride * %" PRId64
-                            " + head_stride * %" PRId64 ") * 4 does not fit in 64 bits",
-                            name, d->batch_stride, d->head_stride, batch - 1, heads - 1);
-    return address_range(name, d->ptr, bytes, r);
+                            "params->%s.batch_stride = %" PRId64 ", params->%s.head_stride = %" PRId64
+                            ": the byte offset of the last descale (batch_stride * (params->batch - "
+                            "1) + head_stride * (params->%s - 1)) * 4 = (%" PRId64 " * %" PRId64
+                            " + %" PRId64 " * %" PRId64 ") * 4 does not fit in 64 bits",
+                            name, d->batch_stride, name, d->head_stride, heads_name, d->batch_stride,
+                            batch - 1, d->head_stride, heads - 1);
+    return address_range(ptr_name, d->ptr, bytes, r);
 }
 
 /* LSE is [batch, h_q, seqlen_q] fp32; O (checked before) is larger, so this cannot overflow. */
@@ -317,9 +320,12 @@ static fp8attn_status_t compute_ranges(const fp8attn_params_t *p, const operand_
     int i;
     for (i = 0; i < 4; i++)
         if ((st = operand_range(&op[i], p->head_dim, &r[i])) != FP8ATTN_OK) return st;
-    if ((st = descale_range("q_descale.ptr", &p->q_descale, p->batch, p->h_q, &r[4])) ||
-        (st = descale_range("k_descale.ptr", &p->k_descale, p->batch, p->h_kv, &r[5])) ||
-        (st = descale_range("v_descale.ptr", &p->v_descale, p->batch, p->h_kv, &r[6])))
+    if ((st = descale_range("q_descale", "q_descale.ptr", &p->q_descale, p->batch, p->h_q, "h_q",
+                            &r[4])) ||
+        (st = descale_range("k_descale", "k_descale.ptr", &p->k_descale, p->batch, p->h_kv, "h_kv",
+                            &r[5])) ||
+        (st = descale_range("v_descale", "v_descale.ptr", &p->v_descale, p->batch, p->h_kv, "h_kv",
+                            &r[6])))
         return st;
     *n_ranges = 7;
     if (p->lse) {
@@ -367,4 +373,21 @@ fp8attn_status_t fp8attn_validate(const fp8attn_params_t *p)
         (st = compute_ranges(p, op, ranges, &n_ranges)))
         return st;
     return check_overlaps(ranges, n_ranges);
+}
+
+fp8attn_status_t fp8attn_check_descale_values(const char *name, const fp8attn_descale_t *d,
+                                              int64_t batch, int64_t heads)
+{
+    int64_t b, h;
+    for (b = 0; b < batch; b++)
+        for (h = 0; h < heads; h++) {
+            int64_t i = b * d->batch_stride + h * d->head_stride;
+            float x = d->ptr[i];
+            if (!isfinite(x) || x <= 0.0f)
+                return fp8attn_fail(FP8ATTN_ERR_INVALID_DESCALE,
+                                    "%s.ptr[%" PRId64 "] (b = %" PRId64 ", h = %" PRId64
+                                    ") = %g: descales must be finite and > 0",
+                                    name, i, b, h, (double)x);
+        }
+    return FP8ATTN_OK;
 }

@@ -1,10 +1,13 @@
-/* Tests the host FP8/FP16/BF16 codec against oracles written independently of src/codec.c. */
+/* Tests the host FP8/FP16/BF16 codec against oracles written independently of src/codec.c,
+ * including the library-internal fp8attn_encode and double -> FP16/BF16 conversions. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "fp8attn.h"
+#include "internal.h" /* fp8attn_encode, fp8attn_double_to_fp16, fp8attn_double_to_bf16 */
 
 #define RANDOM_PER_KIND 1500000 /* per format: random bit patterns, and as many in-range values */
 
@@ -48,12 +51,13 @@ typedef struct fp8_format {
     unsigned max_code;    /* largest finite magnitude code */
     uint8_t (*encode)(float);
     float (*decode)(uint8_t);
+    fp8attn_format_t format; /* for fp8attn_encode / fp8attn_decode */
 } fp8_format_t;
 
 static const fp8_format_t k_e4m3 = {"E4M3", 4, 3, 7, 0, 0x7E, fp8attn_float_to_e4m3,
-                                    fp8attn_e4m3_to_float};
+                                    fp8attn_e4m3_to_float, FP8ATTN_FORMAT_E4M3};
 static const fp8_format_t k_e5m2 = {"E5M2", 5, 2, 15, 1, 0x7B, fp8attn_float_to_e5m2,
-                                    fp8attn_e5m2_to_float};
+                                    fp8attn_e5m2_to_float, FP8ATTN_FORMAT_E5M2};
 
 /* Value the fields of a magnitude code stand for, ignoring inf/NaN encodings. */
 static double field_value(const fp8_format_t *f, unsigned mag)
@@ -98,10 +102,15 @@ static uint8_t oracle_encode(const fp8_format_t *f, float x)
 static void check_fp8_encode(const fp8_format_t *f, float x)
 {
     char what[64];
-    uint8_t got = f->encode(x), want = oracle_encode(f, x);
+    uint8_t got = f->encode(x), want = oracle_encode(f, x), got_internal;
     if (got != want) {
         snprintf(what, sizeof what, "%s encode", f->name);
         fail_at(what, x, got, want);
+    }
+    got_internal = fp8attn_encode(f->format, x); /* the internal dispatcher quant.c uses */
+    if (got_internal != want) {
+        snprintf(what, sizeof what, "%s fp8attn_encode", f->name);
+        fail_at(what, x, got_internal, want);
     }
 }
 
@@ -115,10 +124,11 @@ static void test_fp8_decode_all(const fp8_format_t *f)
 {
     unsigned c;
     for (c = 0; c < 256; c++) {
-        float got = f->decode((uint8_t)c);
+        float got = f->decode((uint8_t)c), got_internal = fp8attn_decode(f->format, (uint8_t)c);
         double want = oracle_decode(f, c);
         int ok = isnan(want) ? isnan(got) && !signbit(got) == !signbit(want)
                              : (double)got == want && !signbit(got) == !signbit(want);
+        ok = ok && memcmp(&got, &got_internal, sizeof got) == 0;
         if (!ok) {
             g_failures++;
             printf("FAIL %s decode 0x%02x: got %a, want %a\n", f->name, c, (double)got, want);
@@ -347,6 +357,170 @@ static void test_random_16(uint64_t seed)
     }
 }
 
+/* ---- double -> FP16 / BF16 (one rounding from double): nearest-value oracles ----
+ * A 16-bit format's non-negative finite codes 0 .. inf_code - 1 have increasing values; the
+ * field formula at inf_code gives the first value past the largest finite one (2^16 for FP16,
+ * 2^128 for BF16), the overflow point: a value rounding there becomes inf. */
+
+typedef struct fmt16 {
+    const char *name;
+    int man_bits, bias;
+    uint32_t inf_code;
+    uint16_t (*from_double)(double);
+} fmt16_t;
+
+static const fmt16_t k_fp16 = {"FP16", 10, 15, 0x7C00u, fp8attn_double_to_fp16};
+static const fmt16_t k_bf16 = {"BF16", 7, 127, 0x7F80u, fp8attn_double_to_bf16};
+
+/* Value of magnitude code `mag` (0 .. inf_code) by the field formula. */
+static double value16(const fmt16_t *f, uint32_t mag)
+{
+    uint32_t e = mag >> f->man_bits, m = mag & ((1u << f->man_bits) - 1u);
+    if (e == 0) return ldexp((double)m, 1 - f->bias - f->man_bits);
+    return ldexp(1.0 + ldexp((double)m, -f->man_bits), (int)e - f->bias);
+}
+
+/* Brute force: the nearest of every magnitude 0 .. inf_code to |x|, ties to the even code. */
+static uint16_t brute_nearest16(const fmt16_t *f, double x)
+{
+    uint32_t sign = signbit(x) ? 0x8000u : 0u, mag, best = 0;
+    double a = fabs(x), best_dist = INFINITY;
+    if (isinf(x)) return (uint16_t)(sign | f->inf_code);
+    for (mag = 0; mag <= f->inf_code; mag++) {
+        double dist = fabs(a - value16(f, mag));
+        if (dist < best_dist || (dist == best_dist && (mag & 1u) == 0)) {
+            best = mag;
+            best_dist = dist;
+        }
+    }
+    return (uint16_t)(sign | best);
+}
+
+/* The same by bisection: the two codes around |x|, nearer one, ties to the even code. */
+static uint16_t bracket_nearest16(const fmt16_t *f, double x)
+{
+    uint32_t sign = signbit(x) ? 0x8000u : 0u, lo = 0, hi = f->inf_code;
+    double a = fabs(x), d_lo, d_hi;
+    if (isinf(x) || a >= value16(f, f->inf_code)) return (uint16_t)(sign | f->inf_code);
+    while (hi - lo > 1) { /* invariant: value(lo) <= a < value(hi) */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (value16(f, mid) <= a) lo = mid;
+        else hi = mid;
+    }
+    d_lo = a - value16(f, lo);
+    d_hi = value16(f, hi) - a;
+    if (d_lo < d_hi || (d_lo == d_hi && (lo & 1u) == 0)) return (uint16_t)(sign | lo);
+    return (uint16_t)(sign | hi);
+}
+
+static void fail_at_double(const char *fmt_name, const char *what, double x, unsigned got,
+                           unsigned want)
+{
+    if (g_failures++ < 20)
+        printf("FAIL %s %s: x = %a (%.17g): got 0x%04x, want 0x%04x\n", fmt_name, what, x, x, got,
+               want);
+}
+
+/* A NaN must stay a NaN of the same sign; anything else must match the oracle's code. */
+static void check_from_double(const fmt16_t *f, double x, int brute)
+{
+    uint16_t got = f->from_double(x), want;
+    if (isnan(x)) {
+        int is_nan = (got & 0x7FFFu) > f->inf_code;
+        if (!is_nan || (got >> 15) != (signbit(x) ? 1u : 0u))
+            fail_at_double(f->name, "from double NaN", x, got, f->inf_code | 1u);
+        return;
+    }
+    want = brute ? brute_nearest16(f, x) : bracket_nearest16(f, x);
+    if (got != want) fail_at_double(f->name, brute ? "from double (brute)" : "from double", x, got, want);
+}
+
+static void check_from_double_both_signs(const fmt16_t *f, double x, int brute)
+{
+    check_from_double(f, x, brute);
+    check_from_double(f, -x, brute);
+}
+
+/* Every code's value, the midpoint to the next (the top one is the overflow threshold), and the
+ * doubles one double-ulp either side of it: those round to the two neighbours, which a
+ * conversion through float (a second rounding, onto the midpoint) would get wrong. Every 97th
+ * code is also checked by brute force over all codes. */
+static void test_from_double_boundaries(const fmt16_t *f)
+{
+    uint32_t mag;
+    for (mag = 0; mag < f->inf_code; mag++) {
+        double v = value16(f, mag), mid = (v + value16(f, mag + 1)) / 2; /* exact in double */
+        double probes[4];
+        int i, brute = mag % 97 == 0 || mag + 1 == f->inf_code || mag < 3;
+        probes[0] = v;
+        probes[1] = mid;
+        probes[2] = nextafter(mid, 0.0);
+        probes[3] = nextafter(mid, INFINITY);
+        for (i = 0; i < 4; i++) {
+            check_from_double_both_signs(f, probes[i], 0);
+            if (brute) check_from_double_both_signs(f, probes[i], 1);
+        }
+    }
+}
+
+/* Zeros, double subnormals, values far outside the format, the largest double, infinities and
+ * NaNs of either sign and several payloads; brute force for all of them. */
+static void test_from_double_specials(const fmt16_t *f)
+{
+    const uint64_t nan_bits[4] = {0x7FF8000000000000ull, 0x7FF0000000000001ull,
+                                  0x7FFFFFFFFFFFFFFFull, 0x7FF4A5A5A5A5A5A5ull};
+    const double finite[10] = {0.0, 4.9406564584124654e-324, 2.2250738585072009e-308, 1e-300,
+                               1e-30, 1e30, 1e300, DBL_MAX, (double)FLT_MAX, 3.0e38};
+    int i;
+    for (i = 0; i < 10; i++) check_from_double_both_signs(f, finite[i], 1);
+    check_from_double_both_signs(f, INFINITY, 1);
+    for (i = 0; i < 4; i++) {
+        double x;
+        uint64_t u = nan_bits[i];
+        memcpy(&x, &u, sizeof x);
+        check_from_double(f, x, 0);
+        u |= 0x8000000000000000ull;
+        memcpy(&x, &u, sizeof x);
+        check_from_double(f, x, 0);
+    }
+    /* rules stated directly as well */
+    if (f->from_double(0.0) != 0x0000u || f->from_double(-0.0) != 0x8000u ||
+        f->from_double(INFINITY) != f->inf_code || f->from_double(-INFINITY) != (0x8000u | f->inf_code) ||
+        f->from_double(1.0) != (uint16_t)((uint32_t)f->bias << f->man_bits)) {
+        g_failures++;
+        printf("FAIL %s from double: zero, inf or 1.0\n", f->name);
+    }
+}
+
+/* Random doubles: full 53-bit significands over the format's exponent range and beyond (these
+ * are almost never representable as float, so a float detour would round twice), and random
+ * bit patterns; a slice also by brute force. */
+static void test_from_double_random(const fmt16_t *f, uint64_t seed)
+{
+    uint64_t rng = seed;
+    int emin = 1 - f->bias - f->man_bits - 3, span = f->bias * 2 + f->man_bits + 8;
+    long i;
+    for (i = 0; i < RANDOM_PER_KIND / 4; i++) {
+        uint64_t r = splitmix64(&rng), bits = splitmix64(&rng);
+        double in_range = ldexp(1.0 + (double)(r >> 12) / 4503599627370496.0,
+                                emin + (int)(r % (unsigned)span));
+        double any;
+        memcpy(&any, &bits, sizeof any);
+        if (bits >> 63) in_range = -in_range;
+        check_from_double(f, in_range, i < 400);
+        check_from_double(f, any, 0);
+    }
+}
+
+static void test_from_double(const fmt16_t *f, uint64_t seed)
+{
+    long before = g_failures;
+    test_from_double_boundaries(f);
+    test_from_double_specials(f);
+    test_from_double_random(f, seed);
+    printf("%s from double: %s\n", f->name, g_failures == before ? "ok" : "FAILED");
+}
+
 int main(void)
 {
     long before;
@@ -358,6 +532,8 @@ int main(void)
     test_specials_16();
     test_random_16(0x9ABCull);
     printf("FP16/BF16: %s\n", g_failures == before ? "ok" : "FAILED");
+    test_from_double(&k_fp16, 0xDEF0ull);
+    test_from_double(&k_bf16, 0x1357ull);
     if (g_failures) {
         printf("%ld failure(s)\n", g_failures);
         return 1;

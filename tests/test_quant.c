@@ -1,4 +1,5 @@
 /* Tests descale computation and FP8 quantization (sources, layouts, round trip, errors). */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -198,7 +199,10 @@ static void expected_descales(const test_tensor_t *t, fp8attn_granularity_t g, f
             if (a > amax[grp]) amax[grp] = a;
         }
     }
-    for (i = 0; i < n_groups; i++) want[i] = amax[i] == 0.0f ? 1.0f : amax[i] / (float)fmt_max(f);
+    for (i = 0; i < n_groups; i++) { /* amax / max, floored at the smallest normal float */
+        float d = amax[i] / (float)fmt_max(f);
+        want[i] = amax[i] == 0.0f ? 1.0f : d < FLT_MIN ? FLT_MIN : d;
+    }
     free(amax);
 }
 
@@ -308,8 +312,8 @@ static void test_descales_and_round_trip(uint64_t *rng)
                 }
 }
 
-/* amax 0 gives descale 1; an amax so small that amax / max underflows still gives a usable
- * descale (> 0) that quantizes within the round-trip bound. */
+/* amax 0 gives descale 1; an amax so small that amax / max underflows gives FLT_MIN (a normal
+ * descale) that quantizes within the round-trip bound. */
 static void test_zero_and_tiny_groups(uint64_t *rng)
 {
     fp8attn_strides_t st = strides(2 * 16, 16, 16);
@@ -325,10 +329,59 @@ static void test_zero_and_tiny_groups(uint64_t *rng)
               FP8ATTN_OK,
           "zero/tiny groups: %s", fp8attn_last_error());
     CHECK(ds[0] == 1.0f, "all-zero head: descale %g, want 1", (double)ds[0]);
-    CHECK(ds[1] > 0.0f, "tiny head: descale %g must be > 0", (double)ds[1]);
+    CHECK(ds[1] == FLT_MIN, "tiny head: descale %g, want FLT_MIN", (double)ds[1]);
     check_round_trip(&x, fp8attn_descale_layout(FP8ATTN_SCALE_PER_HEAD, ds, 2), FP8ATTN_FORMAT_E4M3,
                      st, "zero/tiny groups");
     free_tensor(&x);
+}
+
+/* Groups whose amax / format max is below FLT_MIN (subnormal amax, and normal amax below
+ * max * FLT_MIN): the descale is FLT_MIN, normal, and x / descale never exceeds the format max,
+ * so E5M2 gets no inf code and E4M3 no saturation; a group just above gets amax / max exactly
+ * (float division) and also quantizes amax to the format max. */
+static void test_underflowing_descales(uint64_t *rng)
+{
+    const float amaxes[6] = {1e-40f, 1.4e-45f, 3e-39f, 1e-36f, 5e-36f, 1e-33f};
+    fp8attn_strides_t st = strides(6 * 8, 8, 8);
+    int f, g, d;
+    for (f = 0; f < 2; f++) {
+        const fp8attn_format_t format = (fp8attn_format_t)f;
+        const float fmax = (float)fmt_max(format);
+        test_tensor_t x = make_tensor(FP8ATTN_SRC_F32, 1, 6, 1, 8, st, rng);
+        float ds[6];
+        uint8_t out[6 * 8];
+        memset(out, 0xA5, sizeof out);
+        for (g = 0; g < 6; g++)
+            for (d = 0; d < 8; d++) /* amax at d = 3, with either sign; the rest smaller */
+                ((float *)x.buf)[g * 8 + d] = d == 3 ? (g % 2 ? -amaxes[g] : amaxes[g])
+                                                     : amaxes[g] * (float)(d + 1) / 16.0f;
+        read_values(&x);
+        CHECK(fp8attn_compute_descales(&x.view, FP8ATTN_SCALE_PER_HEAD, format, ds) == FP8ATTN_OK,
+              "underflowing descales: %s", fp8attn_last_error());
+        CHECK(fp8attn_quantize(&x.view, fp8attn_descale_layout(FP8ATTN_SCALE_PER_HEAD, ds, 6), format,
+                               out, st) == FP8ATTN_OK,
+              "underflowing descales: quantize: %s", fp8attn_last_error());
+        for (g = 0; g < 6; g++) {
+            double want = (double)amaxes[g] / fmax < (double)FLT_MIN ? (double)FLT_MIN
+                                                                     : (double)(amaxes[g] / fmax);
+            CHECK(isnormal(ds[g]) && (double)ds[g] == want,
+                  "format %d amax %g: descale %g, want %g (normal)", f, (double)amaxes[g],
+                  (double)ds[g], want);
+            for (d = 0; d < 8; d++) {
+                double dec = oracle_decode(format, out[g * 8 + d]);
+                CHECK(!isnan(dec) && fabs(dec) <= fmt_max(format),
+                      "format %d amax %g d %d: code 0x%02x (inf, NaN or past the max)", f,
+                      (double)amaxes[g], d, out[g * 8 + d]);
+            }
+        }
+        /* the last group's amax / descale is the format max itself */
+        CHECK(fabs(oracle_decode(format, out[5 * 8 + 3])) == fmt_max(format),
+              "format %d: amax 1e-33 quantizes to %g, want the max", f,
+              oracle_decode(format, out[5 * 8 + 3]));
+        check_round_trip(&x, fp8attn_descale_layout(FP8ATTN_SCALE_PER_HEAD, ds, 6), format, st,
+                         "underflowing descales");
+        free_tensor(&x);
+    }
 }
 
 static int expect(fp8attn_status_t got, fp8attn_status_t want, const char *needle, const char *what)
@@ -438,6 +491,7 @@ int main(void)
         test_counts_and_layouts(&rng);
         test_descales_and_round_trip(&rng);
         test_zero_and_tiny_groups(&rng);
+        test_underflowing_descales(&rng);
         test_descale_errors(&rng);
         test_quantize_errors(&rng);
     }

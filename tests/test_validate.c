@@ -221,6 +221,19 @@ static void test_alignment(fixture_t *fx)
     CASE(p.lse = (float *)(void *)(fx->arena + LSE_OFF + 2), FP8ATTN_ERR_INVALID_STRIDE,
          "params->lse = ", "4-byte");
     CASE(p.lse = arena_floats(fx, LSE_OFF) + 1, FP8ATTN_OK, NULL, NULL);
+    /* descales are fp32 loads on the GPU: 4-byte aligned, refused before anything is read */
+    CASE(p.q_descale.ptr = (const float *)(const void *)(fx->arena + QD_OFF + 2),
+         FP8ATTN_ERR_INVALID_STRIDE, "params->q_descale.ptr = ", "4-byte");
+    CASE(p.k_descale.ptr = (const float *)(const void *)(fx->arena + KD_OFF + 1),
+         FP8ATTN_ERR_INVALID_STRIDE, "params->k_descale.ptr = ", "4-byte");
+    CASE(p.v_descale.ptr = (const float *)(const void *)(fx->arena + VD_OFF + 3),
+         FP8ATTN_ERR_INVALID_STRIDE, "params->v_descale.ptr = ", "4-byte");
+    /* also when the stride makes it read a single descale */
+    CASE(p.v_descale.ptr = (const float *)(const void *)(fx->arena + VD_OFF + 1); p.batch = 1,
+         FP8ATTN_ERR_INVALID_STRIDE, "params->v_descale.ptr = ", "4-byte");
+    /* 4-byte aligned is enough (indices 1..4 of the q descales, all positive) */
+    CASE(p.q_descale.ptr = arena_floats(fx, QD_OFF) + 1; p.q_descale.batch_stride = 0, FP8ATTN_OK,
+         NULL, NULL);
     CASE(p.o = fx->arena + O_OFF + 16, FP8ATTN_OK, NULL, NULL);
     /* strides: FP8 inputs in multiples of 16 elements, O in multiples of 8 */
     CASE(p.q_stride.token = 72, FP8ATTN_ERR_INVALID_STRIDE, "params->q_stride.token = 72", "16");
@@ -272,6 +285,68 @@ static void test_descale_strides_and_values(fixture_t *fx)
     expect_bad_descale(fx, arena_floats(fx, VD_OFF), -0.0f, "params->v_descale.ptr[0]", NULL);
 }
 
+/* fp8attn_forward_cpu with softmax_scale = scale and descale slots s1 = v1, s2 = v2 (s2 may be
+ * NULL): validate accepts (it reads no values); forward_cpu must return `want`, and when it
+ * refuses, name n1, n2 and n3 and write nothing. */
+static void expect_product_case(fixture_t *fx, const char *what, float scale, float *s1, float v1,
+                                float *s2, float v2, fp8attn_status_t want, const char *n1,
+                                const char *n2, const char *n3)
+{
+    float saved1 = *s1, saved2 = s2 ? *s2 : 0.0f;
+    fp8attn_params_t p = fx->base;
+    fp8attn_status_t st;
+    *s1 = v1;
+    if (s2) *s2 = v2;
+    p.softmax_scale = scale;
+    memcpy(fx->snapshot, fx->arena, ARENA_BYTES);
+    CHECK(fp8attn_validate(&p) == FP8ATTN_OK, "%s: validate cannot read descale values (%s)", what,
+          fp8attn_last_error());
+    st = fp8attn_forward_cpu(&p);
+    CHECK(st == want, "%s: forward_cpu returned %d, want %d (%s)", what, (int)st, (int)want,
+          fp8attn_last_error());
+    if (want != FP8ATTN_OK) {
+        CHECK(message_names(n1) && message_names(n2) && message_names(n3),
+              "%s: message \"%s\" should name \"%s\", \"%s\" and \"%s\"", what,
+              fp8attn_last_error(), n1, n2 ? n2 : "", n3 ? n3 : "");
+        CHECK(memcmp(fx->arena, fx->snapshot, ARENA_BYTES) == 0,
+              "%s: forward_cpu wrote although it failed", what);
+    }
+    memcpy(fx->arena, fx->snapshot, ARENA_BYTES);
+    *s1 = saved1;
+    if (s2) *s2 = saved2;
+    memcpy(fx->snapshot, fx->arena, ARENA_BYTES);
+}
+
+/* The GPU forms softmax_scale * q_descale * k_descale in fp32 (scale first): forward_cpu refuses
+ * a (b, h) where that product or its partial product is not a finite, normal fp32 number.
+ * Baseline: scale 1/8, q descales in [0.25, 2.22], k descales in [0.5, 2.47]; query head h reads
+ * k descale h / 2; q descale of (b, h) is index 4 * b + h. */
+static void test_score_scale_product(fixture_t *fx)
+{
+    float *qd = arena_floats(fx, QD_OFF), *kd = arena_floats(fx, KD_OFF);
+    /* partial 0.125 * 1e-37 = 1.25e-38 is normal, the product 6.25e-39 is not */
+    expect_product_case(fx, "subnormal product", 0.0f, qd + 7, 1e-37f, kd + 1, 0.5f,
+                        FP8ATTN_ERR_INVALID_DESCALE, "params->q_descale.ptr[7] * params->k_descale.ptr[1]",
+                        "b = 1, h = 3, kv head = 1", "normal fp32");
+    /* partial 1e30 * q is finite, times 1e10 overflows: first at b = 0, h = 2 (k head 1) */
+    expect_product_case(fx, "overflowing product", 1e30f, kd + 1, 1e10f, NULL, 0.0f,
+                        FP8ATTN_ERR_INVALID_DESCALE, "params->k_descale.ptr[1]",
+                        "b = 0, h = 2, kv head = 1", "= inf");
+    /* 1e-20 * 1e-20 underflows to a subnormal, although the full product (1e-10) is normal */
+    expect_product_case(fx, "subnormal partial product", 1e-20f, qd + 5, 1e-20f, kd + 0, 1e30f,
+                        FP8ATTN_ERR_INVALID_DESCALE, "params->q_descale.ptr[5]",
+                        "b = 1, h = 1, kv head = 0", "partial product");
+    /* a subnormal descale is refused through the product, even with a large scale elsewhere */
+    expect_product_case(fx, "subnormal descale", 0.0f, kd + 0, 1e-39f, NULL, 0.0f,
+                        FP8ATTN_ERR_INVALID_DESCALE, "params->k_descale.ptr[0]", "b = 0, h = 0, kv head = 0",
+                        "softmax_scale");
+    /* extreme but normal products are accepted (and computed) */
+    expect_product_case(fx, "tiny normal product", 0.0f, qd + 7, 1e-36f, kd + 1, 0.5f, FP8ATTN_OK,
+                        NULL, NULL, NULL);
+    expect_product_case(fx, "huge normal product", 1e30f, kd + 1, 1e6f, NULL, 0.0f, FP8ATTN_OK, NULL,
+                        NULL, NULL);
+}
+
 static void test_overlaps(fixture_t *fx)
 {
     CASE(p.o = fx->arena + Q_OFF, FP8ATTN_ERR_OVERLAP, "params->o [", "params->q [");
@@ -285,11 +360,11 @@ static void test_overlaps(fixture_t *fx)
     CASE(p.lse = arena_floats(fx, V_OFF) + 300, FP8ATTN_ERR_OVERLAP, "params->lse [", "params->v [");
     CASE(p.v_descale.ptr = arena_floats(fx, LSE_OFF) + 23, FP8ATTN_ERR_OVERLAP, "params->lse [",
          "params->v_descale.ptr [");
-    /* one shared byte is enough (descale pointers need no alignment) */
-    CASE(p.k_descale.ptr = (const float *)(const void *)(fx->arena + O_OFF - 7), FP8ATTN_ERR_OVERLAP,
-         "params->o [", "params->k_descale.ptr [");
-    CASE(p.v_descale.ptr = (const float *)(const void *)(fx->arena + LSE_OFF + B * HQ * SQ * 4 - 1),
-         FP8ATTN_ERR_OVERLAP, "params->lse [", "params->v_descale.ptr [");
+    /* one shared float (the least an aligned descale can share) is enough */
+    CASE(p.k_descale.ptr = arena_floats(fx, O_OFF) - 1, FP8ATTN_ERR_OVERLAP, "params->o [",
+         "params->k_descale.ptr [");
+    CASE(p.v_descale.ptr = arena_floats(fx, LSE_OFF) + B * HQ * SQ - 1, FP8ATTN_ERR_OVERLAP,
+         "params->lse [", "params->v_descale.ptr [");
     /* touching is not overlapping: O right after the last byte of Q (inside Q's reserve) */
     CASE(p.o = fx->arena + Q_OFF + B * HQ * SQ * D, FP8ATTN_OK, NULL, NULL);
     CASE(p.lse = arena_floats(fx, O_OFF) + B * HQ * SQ * D / 2, FP8ATTN_OK, NULL, NULL);
@@ -335,10 +410,14 @@ static void test_huge(fixture_t *fx)
     HUGE(p.q = (const uint8_t *)(top - ((uintptr_t)1 << 30)), FP8ATTN_ERR_TOO_LARGE, "params->q = ",
          "address space");
     HUGE(p.lse = (float *)(top - 1024), FP8ATTN_ERR_TOO_LARGE, "params->lse = ", "address space");
-    HUGE(p.k_descale.batch_stride = INT64_MAX / 2 + 1, FP8ATTN_ERR_TOO_LARGE, "params->k_descale.ptr",
-         NULL);
-    HUGE(p.v_descale.head_stride = (int64_t)1 << 62, FP8ATTN_ERR_TOO_LARGE, "params->v_descale.ptr",
-         NULL);
+    /* the message names the stride fields themselves (not "params->k_descale.ptr: ...") */
+    HUGE(p.k_descale.batch_stride = INT64_MAX / 2 + 1, FP8ATTN_ERR_TOO_LARGE,
+         "params->k_descale.batch_stride = 4611686018427387904", "64 bits");
+    HUGE(p.v_descale.head_stride = (int64_t)1 << 62, FP8ATTN_ERR_TOO_LARGE,
+         "params->v_descale.head_stride = 4611686018427387904", "64 bits");
+    HUGE(p.q_descale.batch_stride = (int64_t)1 << 61; p.q_descale.head_stride = (int64_t)1 << 58,
+         FP8ATTN_ERR_TOO_LARGE, "params->q_descale.batch_stride = 2305843009213693952",
+         "params->q_descale.head_stride = 288230376151711744");
 #undef HUGE
 }
 
@@ -356,6 +435,7 @@ int main(void)
         test_alignment(&fx);
         test_output_rows(&fx);
         test_descale_strides_and_values(&fx);
+        test_score_scale_product(&fx);
         test_overlaps(&fx);
         test_huge(&fx);
         /* the baseline does write O and LSE, so the "nothing written" checks can fail */
