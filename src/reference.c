@@ -24,8 +24,9 @@ static float descale_at(const fp8attn_descale_t *d, int64_t b, int64_t h)
     return d->ptr[b * d->batch_stride + h * d->head_stride];
 }
 
-/* The GPU kernels fold softmax_scale * q_descale * k_descale into one fp32 multiplier per
- * (b, query head), formed left to right in fp32 with subnormals flushed to zero. Refuses a
+/* The GPU kernels fold softmax_scale * q_descale * k_descale (mma: times log2 e first) into one
+ * fp32 multiplier per (b, query head), formed left to right in fp32 with subnormals flushed to
+ * zero. Refuses a
  * (b, h) where that product, or its partial product softmax_scale * q_descale, is not a finite,
  * normal fp32 number: the GPU would compute such a problem wrongly (inf, NaN or zero scores). */
 static fp8attn_status_t check_score_scales(const fp8attn_params_t *p)
@@ -41,7 +42,11 @@ static fp8attn_status_t check_score_scales(const fp8attn_params_t *p)
             const float qd = p->q_descale.ptr[iq], kd = p->k_descale.ptr[ik];
             volatile float partial = scale * qd; /* volatile: rounded to fp32 here */
             volatile float product = partial * kd;
-            if (!isnormal(partial) || !isnormal(product))
+            /* mma multiplies by log2(e) first: (scale * log2 e) * qd * kd must be normal too */
+            volatile float partial2 = scale * 1.4426950408889634f * qd;
+            volatile float product2 = partial2 * kd;
+            if (!isnormal(partial) || !isnormal(product) || !isnormal(partial2) ||
+                !isnormal(product2))
                 return fp8attn_fail(FP8ATTN_ERR_INVALID_DESCALE,
                                     "params->softmax_scale * params->q_descale.ptr[%" PRId64
                                     "] * params->k_descale.ptr[%" PRId64 "] (b = %" PRId64
