@@ -5,18 +5,7 @@
 #include <string.h>
 
 #include "ncu_csv.h"
-
-static int g_failures;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            g_failures++;                                                                      \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-        }                                                                                      \
-    } while (0)
+#include "test_util.h"
 
 /* Runs ncu_print_headline on a copy of csv; returns its status and the printed text. */
 static int headline(const char *csv, char **printed)
@@ -72,7 +61,7 @@ int main(void)
     free(out);
     CHECK(headline("no csv here\n", &out) == -1, "text without a header accepted");
     free(out);
-    if (g_failures) printf("%d check(s) failed\n", g_failures);
+    if (g_failures) printf("%ld check(s) failed\n", g_failures);
     else printf("all passed\n");
     return g_failures ? 1 : 0;
 }

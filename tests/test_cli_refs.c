@@ -9,18 +9,7 @@
 #include "errstats.h"
 #include "problem.h"
 #include "refs.h"
-
-static int g_failures;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            g_failures++;                                                                      \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-        }                                                                                      \
-    } while (0)
+#include "test_util.h"
 
 static shape_t shape(int32_t b, int32_t hq, int32_t hkv, int32_t sq, int32_t sk, int32_t d,
                      int causal)
@@ -380,7 +369,7 @@ int main(void)
     test_value_parsers();
     test_args_parse();
     test_run_opts_json();
-    if (g_failures) printf("%d check(s) failed\n", g_failures);
+    if (g_failures) printf("%ld check(s) failed\n", g_failures);
     else printf("all passed\n");
     return g_failures ? 1 : 0;
 }

@@ -8,24 +8,15 @@
 
 #include "fp8attn.h"
 #include "internal.h" /* fp8attn_encode, fp8attn_double_to_fp16, fp8attn_double_to_bf16 */
+#include "test_util.h"
 
 #define RANDOM_PER_KIND 1500000 /* per format: random bit patterns, and as many in-range values */
-
-static long g_failures;
 
 static void fail_at(const char *what, float x, unsigned got, unsigned want)
 {
     if (g_failures++ < 20)
         printf("FAIL %s: x = %a (%.9g): got 0x%04x, want 0x%04x\n", what, (double)x, (double)x, got,
                want);
-}
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
 }
 
 static float float_of_bits(uint32_t u)

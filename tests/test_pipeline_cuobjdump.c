@@ -11,16 +11,7 @@
 #include <string.h>
 
 #include "cuobjdump_parse.h"
-
-static int g_failures;
-
-static void expect(const char *what, int ok)
-{
-    if (!ok) {
-        printf("FAIL %s\n", what);
-        g_failures++;
-    }
-}
+#include "test_util.h"
 
 static char *read_text(const char *path)
 {
@@ -52,7 +43,7 @@ static void expect_function(const cuobj_function_t *f, const expected_t *e)
     snprintf(what, sizeof what, "%s %s: got %s %s REG %lld STACK %lld SHARED %lld LOCAL %lld",
              e->arch, e->symbol, f->arch, f->symbol, f->registers, f->stack, f->shared,
              f->local);
-    expect(what, !strcmp(f->arch, e->arch) && !strcmp(f->symbol, e->symbol) &&
+    expect_true(what, !strcmp(f->arch, e->arch) && !strcmp(f->symbol, e->symbol) &&
                      f->registers == e->regs && f->stack == e->stack &&
                      f->shared == e->shared && f->local == e->local);
 }
@@ -72,11 +63,11 @@ static void test_captured_sample(void)
     char *text = read_text(PIPELINE_DATA_DIR "/cuobjdump_sample.txt");
     cuobj_function_t *fns = NULL;
     int n, i;
-    expect("read " PIPELINE_DATA_DIR "/cuobjdump_sample.txt", text != NULL);
+    expect_true("read " PIPELINE_DATA_DIR "/cuobjdump_sample.txt", text != NULL);
     if (!text) return;
     n = cuobj_parse_resource_usage(text, &fns, err, sizeof err);
     if (n < 0) printf("parser error: %s\n", err);
-    expect("sample has 6 kernel builds", n == 6);
+    expect_true("sample has 6 kernel builds", n == 6);
     for (i = 0; i < n && i < 6; i++) expect_function(&fns[i], &want[i]);
     cuobj_functions_free(fns, n);
     free(text);
@@ -91,7 +82,7 @@ static void test_crafted_values(void)
     char err[256] = "";
     cuobj_function_t *fns = NULL;
     int n = cuobj_parse_resource_usage(text, &fns, err, sizeof err);
-    expect("crafted listing has 1 kernel", n == 1);
+    expect_true("crafted listing has 1 kernel", n == 1);
     if (n == 1) expect_function(&fns[0], &want);
     cuobj_functions_free(fns, n);
 }
@@ -105,7 +96,7 @@ static void expect_error(const char *what, const char *text, const char *needle)
     char label[256];
     snprintf(label, sizeof label, "%s: want -1 and '%s' in the message, got %d '%s'", what,
              needle, n, err);
-    expect(label, n == -1 && strstr(err, needle) != NULL);
+    expect_true(label, n == -1 && strstr(err, needle) != NULL);
     if (n > 0) cuobj_functions_free(fns, n);
 }
 
@@ -127,8 +118,8 @@ static void test_empty(void)
 {
     char err[256] = "";
     cuobj_function_t *fns = NULL;
-    expect("empty text has 0 kernels", cuobj_parse_resource_usage("", &fns, err, sizeof err) == 0);
-    expect("a section without functions has 0 kernels",
+    expect_true("empty text has 0 kernels", cuobj_parse_resource_usage("", &fns, err, sizeof err) == 0);
+    expect_true("a section without functions has 0 kernels",
            cuobj_parse_resource_usage("arch = sm_89\nResource usage:\n Common:\n  GLOBAL:0\n",
                                       &fns, err, sizeof err) == 0);
 }
@@ -139,7 +130,7 @@ int main(void)
     test_crafted_values();
     test_malformed();
     test_empty();
-    if (g_failures) printf("%d failure(s)\n", g_failures);
+    if (g_failures) printf("%ld failure(s)\n", g_failures);
     else printf("all cuobjdump parser checks passed\n");
     return g_failures ? 1 : 0;
 }

@@ -12,16 +12,7 @@
 
 #include "files.h"
 #include "proc.h"
-
-static int g_failures;
-
-static void expect(const char *what, int ok)
-{
-    if (!ok) {
-        printf("FAIL %s\n", what);
-        g_failures++;
-    }
-}
+#include "test_util.h"
 
 static void expect_str(const char *what, const char *got, const char *want)
 {
@@ -61,23 +52,23 @@ static void test_dirs_and_json(const char *tmp)
     json_t *doc = json_pack("{s:i}", "x", 7), *back;
     FILE *f;
     snprintf(path, sizeof path, "%s/a/b/c", tmp);
-    expect("make_dirs nested", make_dirs(path) == 0 && is_dir(path));
-    expect("make_dirs existing", make_dirs(path) == 0);
+    expect_true("make_dirs nested", make_dirs(path) == 0 && is_dir(path));
+    expect_true("make_dirs existing", make_dirs(path) == 0);
     snprintf(file, sizeof file, "%s/plain", tmp);
     f = fopen(file, "w");
     if (f) fclose(f);
     snprintf(path, sizeof path, "%s/plain/sub", tmp);
     errno = 0;
-    expect("make_dirs through a file fails with ENOTDIR", make_dirs(path) != 0 && errno == ENOTDIR);
+    expect_true("make_dirs through a file fails with ENOTDIR", make_dirs(path) != 0 && errno == ENOTDIR);
     snprintf(file, sizeof file, "%s/a/b/c/doc.json", tmp);
-    expect("file_write_json", file_write_json(file, doc) == 0);
+    expect_true("file_write_json", file_write_json(file, doc) == 0);
     back = json_load_file(file, 0, NULL);
-    expect("file_write_json reads back",
+    expect_true("file_write_json reads back",
            back && json_integer_value(json_object_get(back, "x")) == 7);
     json_decref(back);
     snprintf(file, sizeof file, "%s/missing/doc.json", tmp);
     errno = 0;
-    expect("file_write_json into a missing directory: ENOENT",
+    expect_true("file_write_json into a missing directory: ENOENT",
            file_write_json(file, doc) != 0 && errno == ENOENT);
     json_decref(doc);
 }
@@ -90,19 +81,19 @@ static void test_run(void)
     char *killed[] = {"/bin/sh", "-c", "kill -9 $$", NULL};
     char *searched[] = {"sh", "-c", "printf found", NULL};
     char *missing[] = {"/nonexistent/fp8attn-no-such-program", NULL};
-    expect("exit status 3, both streams",
+    expect_true("exit status 3, both streams",
            proc_run(echo_both, PROC_CAPTURE_STDOUT | PROC_CAPTURE_STDERR, &out) == 3 && out &&
                strstr(out, "out\n") && strstr(out, "err\n"));
     free(out);
-    expect("stdout only", proc_run(echo_both, PROC_CAPTURE_STDOUT, &out) == 3 && out &&
+    expect_true("stdout only", proc_run(echo_both, PROC_CAPTURE_STDOUT, &out) == 3 && out &&
                               !strcmp(out, "out\n"));
     free(out);
-    expect("killed by signal 9: 128 + 9", proc_run(killed, 0, NULL) == 137);
-    expect("PATH search", proc_run(searched, PROC_SEARCH_PATH | PROC_CAPTURE_STDOUT, &out) == 0 &&
+    expect_true("killed by signal 9: 128 + 9", proc_run(killed, 0, NULL) == 137);
+    expect_true("PATH search", proc_run(searched, PROC_SEARCH_PATH | PROC_CAPTURE_STDOUT, &out) == 0 &&
                               out && !strcmp(out, "found"));
     free(out);
     errno = 0;
-    expect("a missing program: -1, ENOENT", proc_run(missing, 0, NULL) == -1 && errno == ENOENT);
+    expect_true("a missing program: -1, ENOENT", proc_run(missing, 0, NULL) == -1 && errno == ENOENT);
 }
 
 static void test_find(const char *tmp)
@@ -120,15 +111,15 @@ static void test_find(const char *tmp)
     }
     /* an empty entry and a directory without it come first */
     snprintf(dirs, sizeof dirs, "::%s/a:%s", tmp, tool_dir);
-    expect("not executable yet: not found", !proc_find_executable("fake-tool", dirs, found));
+    expect_true("not executable yet: not found", !proc_find_executable("fake-tool", dirs, found));
     chmod(tool, 0755);
-    expect("found in the third directory", proc_find_executable("fake-tool", dirs, found));
+    expect_true("found in the third directory", proc_find_executable("fake-tool", dirs, found));
     expect_str("its path", found, tool);
-    expect("NULL list", !proc_find_executable("fake-tool", NULL, found));
-    expect("proc_self_exe", proc_self_exe(exe, sizeof exe) == 0 && exe[0] == '/' &&
+    expect_true("NULL list", !proc_find_executable("fake-tool", NULL, found));
+    expect_true("proc_self_exe", proc_self_exe(exe, sizeof exe) == 0 && exe[0] == '/' &&
                                 strstr(exe, "test_pipeline_proc"));
     errno = 0;
-    expect("proc_self_exe into a tiny buffer: ENAMETOOLONG",
+    expect_true("proc_self_exe into a tiny buffer: ENAMETOOLONG",
            proc_self_exe(exe, 4) != 0 && errno == ENAMETOOLONG);
 }
 
@@ -147,7 +138,7 @@ int main(void)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd) != 0) printf("note: could not remove %s\n", tmp);
     if (g_failures) {
-        printf("%d failure(s)\n", g_failures);
+        printf("%ld failure(s)\n", g_failures);
         return 1;
     }
     printf("ok\n");

@@ -9,16 +9,7 @@
 
 #include "fp8attn.h"
 #include "results.h"
-
-static int g_failures;
-
-static void expect(const char *what, int ok)
-{
-    if (!ok) {
-        printf("FAIL %s\n", what);
-        g_failures++;
-    }
-}
+#include "test_util.h"
 
 static int is_dir(const char *path)
 {
@@ -49,25 +40,25 @@ static void check_meta(const json_t *meta, int want_reused)
     const json_t *variants = json_object_get(meta, "variants");
     const json_t *devices = json_object_get(meta, "devices");
     const json_t *build = json_object_get(meta, "build");
-    expect("build_meta.json is a JSON object", json_is_object(meta));
-    expect("written_at is UTC ISO-8601",
+    expect_true("build_meta.json is a JSON object", json_is_object(meta));
+    expect_true("written_at is UTC ISO-8601",
            is_iso_utc(json_string_value(json_object_get(meta, "written_at"))));
-    expect("fp8attn_version is the library's",
+    expect_true("fp8attn_version is the library's",
            !strcmp(json_string_value(json_object_get(meta, "fp8attn_version")) ?
                        json_string_value(json_object_get(meta, "fp8attn_version")) : "",
                    fp8attn_version()));
-    expect("variants == [\"mma\"]", json_array_size(variants) == 1 &&
+    expect_true("variants == [\"mma\"]", json_array_size(variants) == 1 &&
                                        !strcmp(json_string_value(json_array_get(variants, 0)),
                                                "mma"));
-    expect("build.cuda_archs lists at least one arch",
+    expect_true("build.cuda_archs lists at least one arch",
            json_array_size(json_object_get(build, "cuda_archs")) > 0);
-    expect("build.git.sha is a string",
+    expect_true("build.git.sha is a string",
            json_is_string(json_object_get(json_object_get(build, "git"), "sha")));
-    expect("devices is an array", json_is_array(devices));
-    expect("no devices comes with device_error",
+    expect_true("devices is an array", json_is_array(devices));
+    expect_true("no devices comes with device_error",
            json_array_size(devices) > 0 ||
                json_is_string(json_object_get(meta, "device_error")));
-    expect(want_reused ? "reused_dir is true" : "reused_dir is false",
+    expect_true(want_reused ? "reused_dir is true" : "reused_dir is false",
            json_is_boolean(json_object_get(meta, "reused_dir")) &&
                json_is_true(json_object_get(meta, "reused_dir")) == want_reused);
 }
@@ -80,14 +71,14 @@ static void test_open_nested_and_reuse(const char *root)
     json_t *meta;
     snprintf(dir, sizeof dir, "%s/a/b/c", root);
     got = results_open_dir(dir, "ignored", variants, 1);
-    expect("nested dir created and its path returned", got && !strcmp(got, dir) && is_dir(dir));
+    expect_true("nested dir created and its path returned", got && !strcmp(got, dir) && is_dir(dir));
     meta = load_meta(dir);
     check_meta(meta, 0);
     json_decref(meta);
     free(got);
     got = results_open_dir(dir, NULL, variants, 1);
     meta = load_meta(dir);
-    expect("reopening works", got != NULL);
+    expect_true("reopening works", got != NULL);
     check_meta(meta, 1);
     json_decref(meta);
     free(got);
@@ -97,15 +88,15 @@ static void test_open_nested_and_reuse(const char *root)
 static void test_default_name(const char *root)
 {
     char *got;
-    expect("chdir to the scratch dir", chdir(root) == 0);
+    expect_true("chdir to the scratch dir", chdir(root) == 0);
     got = results_open_dir(NULL, "my label/x", NULL, 0);
-    expect("default dir returned", got != NULL);
+    expect_true("default dir returned", got != NULL);
     if (!got) return;
-    expect("default dir is results/<15-char stamp>-my_label_x",
+    expect_true("default dir is results/<15-char stamp>-my_label_x",
            strlen(got) == strlen("results/") + 15 + strlen("-my_label_x") &&
                !strncmp(got, "results/", 8) && got[16] == '-' &&
                !strcmp(got + 8 + 15, "-my_label_x"));
-    expect("default dir exists", is_dir(got));
+    expect_true("default dir exists", is_dir(got));
     free(got);
 }
 
@@ -119,10 +110,10 @@ static void test_failures(const char *root)
     if (f) fclose(f);
     snprintf(dir, sizeof dir, "%s/sub", file);
     printf("(two error messages expected below)\n");
-    expect("a dir under a regular file is refused", results_open_dir(dir, NULL, NULL, 0) == NULL);
-    expect("writing into a missing dir is refused",
+    expect_true("a dir under a regular file is refused", results_open_dir(dir, NULL, NULL, 0) == NULL);
+    expect_true("writing into a missing dir is refused",
            results_write_json(dir, "out.json", obj) == -1);
-    expect("writing into an existing dir works", results_write_json(root, "out.json", obj) == 0);
+    expect_true("writing into an existing dir works", results_write_json(root, "out.json", obj) == 0);
     json_decref(obj);
 }
 
@@ -139,7 +130,7 @@ int main(void)
     test_failures(root);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root); /* our own mkdtemp name: no quote in it */
     if (system(cmd) != 0) printf("note: could not remove %s\n", root);
-    if (g_failures) printf("%d failure(s)\n", g_failures);
+    if (g_failures) printf("%ld failure(s)\n", g_failures);
     else printf("all results checks passed\n");
     return g_failures ? 1 : 0;
 }

@@ -6,21 +6,9 @@
 #include <string.h>
 
 #include "fp8attn.h"
+#include "test_util.h"
 
 #define N_SEEDS 3
-
-static long g_failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (g_failures++ < 20) {                                                               \
-                printf("FAIL line %d: ", __LINE__);                                                \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
 
 typedef enum layout { BHSD, BSHD, SLICED } layout_t;
 
@@ -51,23 +39,6 @@ static const config_t k_configs[] = {
     {1, 1, 1, 3, 16384, 256, 0, BHSD, FP8ATTN_OUT_FP16, FP8ATTN_FORMAT_E4M3, FP8ATTN_SCALE_PER_HEAD, 1, 0.0f, 1.0f},
 };
 #define N_CONFIGS ((int)(sizeof k_configs / sizeof k_configs[0]))
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static double uniform01(uint64_t *rng) { return ((splitmix64(rng) >> 11) + 0.5) / 9007199254740992.0; }
-
-static float normal(uint64_t *rng)
-{
-    double u = uniform01(rng), v = uniform01(rng);
-    float x = (float)(sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v));
-    return x != 0.0f ? x : 1.0f;
-}
 
 /* ---- one FP8 tensor in its layout, with its descales ---- */
 

@@ -7,26 +7,7 @@
 #include <string.h>
 
 #include "fp8attn.h"
-
-static long g_failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            g_failures++;                                                                          \
-            printf("FAIL line %d: ", __LINE__);                                                    \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+#include "test_util.h"
 
 /* Baseline: B=2, h_q=4, h_kv=2, seqlen_q=3, seqlen_k=5, head_dim=64, BHSD, all in one arena so
  * that "nothing was written" is one comparison against a snapshot. Each region is reserved
