@@ -14,17 +14,7 @@
 static shape_t shape(int32_t b, int32_t hq, int32_t hkv, int32_t sq, int32_t sk, int32_t d,
                      int causal)
 {
-    shape_t s;
-    memset(&s, 0, sizeof s);
-    snprintf(s.name, sizeof s.name, "custom");
-    s.batch = b;
-    s.h_q = hq;
-    s.h_kv = hkv;
-    s.seqlen_q = sq;
-    s.seqlen_k = sk;
-    s.head_dim = d;
-    s.causal = causal;
-    return s;
+    return make_shape("custom", b, hq, hkv, sq, sk, d, causal);
 }
 
 /* The options problem_create reads. */

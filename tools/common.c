@@ -47,8 +47,8 @@ static int push_shape(run_opts_t *o, const shape_t *s)
     return 0;
 }
 
-static shape_t make_shape(const char *name, int32_t b, int32_t hq, int32_t hkv, int32_t sq,
-                          int32_t sk, int32_t d, int causal)
+shape_t make_shape(const char *name, int32_t b, int32_t hq, int32_t hkv, int32_t sq, int32_t sk,
+                   int32_t d, int causal)
 {
     shape_t s;
     memset(&s, 0, sizeof s);

@@ -31,6 +31,10 @@ typedef struct {
     int causal;
 } shape_t;
 
+/* A shape named `name` (causal 1/0, or -1 for presets that follow --causal). */
+shape_t make_shape(const char *name, int32_t b, int32_t hq, int32_t hkv, int32_t sq, int32_t sk,
+                   int32_t d, int causal);
+
 /* Options common to check and bench. */
 typedef struct {
     const char *cmd;                /* "check" or "bench", for messages */
