@@ -12,6 +12,8 @@
 static const fp8attn_variant_t *const k_variants[] = {
     &fp8attn_variant_reference_gpu,
     &fp8attn_variant_mma,
+    &fp8attn_variant_mma_m64,
+    &fp8attn_variant_mma_m128,
 };
 #define N_VARIANTS ((int)(sizeof k_variants / sizeof k_variants[0]))
 
@@ -36,7 +38,7 @@ static const fp8attn_variant_t *find_variant(const char *name)
     return NULL;
 }
 
-/* Compute capability and shared-memory limit of `device` (which must exist). */
+/* Compute capability, shared-memory limit and SM count of `device` (which must exist). */
 static fp8attn_status_t query_device(int device, fp8attn_device_info_t *info)
 {
     int v = 0;
@@ -44,6 +46,7 @@ static fp8attn_status_t query_device(int device, fp8attn_device_info_t *info)
     memset(info, 0, sizeof *info);
     if ((e = cudaDeviceGetAttribute(&info->cc_major, cudaDevAttrComputeCapabilityMajor, device)) ||
         (e = cudaDeviceGetAttribute(&info->cc_minor, cudaDevAttrComputeCapabilityMinor, device)) ||
+        (e = cudaDeviceGetAttribute(&info->sm_count, cudaDevAttrMultiProcessorCount, device)) ||
         (e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)))
         return fp8attn_fail(FP8ATTN_ERR_CUDA, "cudaDeviceGetAttribute(device %d): %s", device,
                             cudaGetErrorString(e));
@@ -161,7 +164,7 @@ fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *
     } else if ((st = pick_default(p, &info, &v)) != FP8ATTN_OK) {
         return st;
     }
-    return v->launch(p, stream);
+    return v->launch(p, &info, stream);
 }
 
 fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t stream)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # compute-sanitizer memcheck and racecheck on a sample of problems with tails (seqlens that are
-# not multiples of any tile, causal with seqlen_q != seqlen_k, GQA), for every GPU variant.
+# not multiples of any tile, causal with seqlen_q != seqlen_k, GQA), for every GPU kernel: the
+# reference and both mma tiles ("mma" only picks one of those).
 # Exit 77 (CTest SKIP) without a GPU or without compute-sanitizer.
 # Usage: test_gpu_sanitize.sh FP8ATTN_BINARY
 set -u
@@ -11,12 +12,15 @@ cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>
 if [ -z "$cs" ]; then echo "SKIP: compute-sanitizer not found"; exit 77; fi
 
 shapes=(--shape 1,4,2,33,77,64 --shape 1,2,1,77,33,128 --shape 1,2,2,130,129,256 --shape 2,2,2,1,17,64)
+# mma-m128 (no head_dim 256 kernel): a 128-row tile over 2 query tiles and a tail
+shapes_m128=(--shape 1,4,2,33,77,64 --shape 1,2,1,200,333,128 --shape 2,2,2,1,17,64)
 fail=0
-for variant in reference-gpu mma; do
+for variant in reference-gpu mma-m64 mma-m128; do
+    if [ $variant = mma-m128 ]; then sh=("${shapes_m128[@]}"); else sh=("${shapes[@]}"); fi
     for causal in "" --causal; do
         for tool in memcheck racecheck; do
             out=$("$cs" --tool $tool --error-exitcode 3 "$bin" check --backend gpu --variant $variant \
-                  --no-e2e --seeds 0 --lse $causal "${shapes[@]}" 2>&1)
+                  --no-e2e --seeds 0 --lse $causal "${sh[@]}" 2>&1)
             rc=$?
             summary=$(echo "$out" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY" | tail -1)
             if [ $rc -eq 0 ]; then

@@ -41,6 +41,8 @@
  *    relative error approaches that RMS, so it bounds what P's rounding alone can cause. Gate
  *    0.035: 1.38x the worst measured, under the 3.6 % bound. max_abs 0.15 (2x the worst: rows that
  *    see few keys have |o| up to ~3), lse 1e-4 (the LSE comes from fp32 sums of unrounded P).
+ *  mma-m64, mma-m128: the two tile sizes "mma" picks from; the same arithmetic (P rounded to E4M3
+ *    x 2^8, fp32 accumulation), so the same gates.
  * A variant missing from the table gets the mma row (the loosest) and a note on stderr. */
 typedef struct {
     const char *variant;
@@ -50,6 +52,8 @@ typedef struct {
 static const kernel_gates_t k_kernel_gates[] = {
     {"reference-gpu", 1e-3, 0.02, 1e-4},
     {"mma", 0.035, 0.15, 1e-4},
+    {"mma-m64", 0.035, 0.15, 1e-4},
+    {"mma-m128", 0.035, 0.15, 1e-4},
 };
 
 #define N_KERNEL_GATES (sizeof k_kernel_gates / sizeof k_kernel_gates[0])
@@ -71,7 +75,7 @@ static const kernel_gates_t *kernel_gates_for(const char *variant, warned_t *war
     for (w = 0; w < warned->n && strcmp(warned->names[w], variant); w++) continue;
     if (w == warned->n) {
         fprintf(stderr, "fp8attn check: warning: no kernel gates recorded for variant '%s' "
-                "(recorded: reference-gpu, mma): using those of mma; set them with "
+                "(recorded: reference-gpu, mma, mma-m64, mma-m128): using those of mma; set them with "
                 "--kernel-max-rel-rmse, --kernel-max-abs, --kernel-max-lse-abs\n", variant);
         if (warned->n < (int)(sizeof warned->names / sizeof warned->names[0]))
             snprintf(warned->names[warned->n++], sizeof warned->names[0], "%s", variant);
@@ -133,7 +137,8 @@ static void usage(FILE *f)
             "  --kernel-max-abs X     gate (GPU): max |o - o_cpu|\n"
             "  --kernel-max-lse-abs X gate (GPU, --lse): max |lse - lse_cpu|\n"
             "                         kernel gate defaults per variant (rel_rmse, max_abs, lse):\n"
-            "                         reference-gpu 1e-3, 0.02, 1e-4; mma 0.035, 0.15, 1e-4\n"
+            "                         reference-gpu 1e-3, 0.02, 1e-4; mma, mma-m64, mma-m128\n"
+            "                         0.035, 0.15, 1e-4\n"
             "Gate defaults come from measured FP8 quantization error: see docs/GATES.md.\n"
             "max_rel divides by max(|ref|, %g x RMS(ref)) so near-zero outputs do not dominate.\n",
             DEFAULT_ATOL, DEFAULT_MAX_PCT_BAD, DEFAULT_MAX_MEAN_ABS, DEFAULT_MAX_REL_RMSE,

@@ -13,6 +13,7 @@ extern "C" {
 typedef struct fp8attn_device_info {
     int cc_major, cc_minor; /* compute capability */
     size_t smem_optin;      /* max dynamic shared memory per block after opt-in */
+    int sm_count;           /* streaming multiprocessors */
 } fp8attn_device_info_t;
 
 typedef struct fp8attn_variant {
@@ -21,12 +22,15 @@ typedef struct fp8attn_variant {
     int priority; /* the default picks the supporting variant with the highest priority */
     /* FP8ATTN_OK or a status with fp8attn_fail()'s message saying why not. */
     fp8attn_status_t (*supports)(const fp8attn_params_t *p, const fp8attn_device_info_t *dev);
-    /* Launch on stream; p already validated and supported. Checks the launch. */
-    fp8attn_status_t (*launch)(const fp8attn_params_t *p, fp8attn_stream_t stream);
+    /* Launch on stream; p already validated and supported on dev. Checks the launch. */
+    fp8attn_status_t (*launch)(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
+                               fp8attn_stream_t stream);
 } fp8attn_variant_t;
 
 extern const fp8attn_variant_t fp8attn_variant_reference_gpu;
 extern const fp8attn_variant_t fp8attn_variant_mma;
+extern const fp8attn_variant_t fp8attn_variant_mma_m64;
+extern const fp8attn_variant_t fp8attn_variant_mma_m128;
 
 /* One compiled __global__ kernel and the launch configuration its family uses for it. */
 typedef struct fp8attn_kernel_entry {

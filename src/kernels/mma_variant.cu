@@ -1,30 +1,40 @@
-/* Variant "mma": picks the instance for the head dim (mma_hd64/128/256.cu) and says which problems
- * it runs: E4M3 inputs on devices with an sm_89 or sm_90a image of the kernel. */
+/* Variant "mma": says which problems it runs (E4M3 inputs on devices with an sm_89 or sm_90a image
+ * of the kernel) and picks, per problem, one of the instances compiled for the head dim
+ * (mma_hd<D>_m<rows>.cu). */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "../internal.h"
 #include "kernels.h"
 
-#define MMA_DECLARE(D)                                                                      \
-    extern "C" const fp8attn_kernel_entry_t *fp8attn_mma_entry_hd##D(void);                 \
-    extern "C" int64_t fp8attn_mma_grid_hd##D(const fp8attn_params_t *p);                   \
-    extern "C" fp8attn_status_t fp8attn_mma_launch_hd##D(const fp8attn_params_t *p,         \
+#define MMA_DECLARE(NAME)                                                                   \
+    extern "C" const fp8attn_kernel_entry_t *fp8attn_mma_entry_##NAME(void);                \
+    extern "C" const int fp8attn_mma_rows_##NAME;                                           \
+    extern "C" int64_t fp8attn_mma_grid_##NAME(const fp8attn_params_t *p);                  \
+    extern "C" fp8attn_status_t fp8attn_mma_launch_##NAME(const fp8attn_params_t *p,        \
                                                           fp8attn_stream_t s);
-MMA_DECLARE(64)
-MMA_DECLARE(128)
-MMA_DECLARE(256)
+MMA_DECLARE(hd64_m64)
+MMA_DECLARE(hd64_m128)
+MMA_DECLARE(hd128_m64)
+MMA_DECLARE(hd128_m128)
+MMA_DECLARE(hd256_m64)
 
 typedef struct {
     const fp8attn_kernel_entry_t *(*entry)(void);
+    const int *rows; /* query rows per block */
     int64_t (*grid)(const fp8attn_params_t *p);
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, fp8attn_stream_t s);
+    /* query rows per unit time of one resident block, relative to the 64-row instance of the same
+     * head dim, measured on the H100 at full occupancy (docs/PERF.md, v9) */
+    double speed;
 } mma_instance_t;
 
+#define MMA_INSTANCE(NAME, SPEED)                                                           \
+    {fp8attn_mma_entry_##NAME, &fp8attn_mma_rows_##NAME, fp8attn_mma_grid_##NAME,           \
+     fp8attn_mma_launch_##NAME, SPEED}
 static const mma_instance_t k_instances[] = {
-    {fp8attn_mma_entry_hd64, fp8attn_mma_grid_hd64, fp8attn_mma_launch_hd64},
-    {fp8attn_mma_entry_hd128, fp8attn_mma_grid_hd128, fp8attn_mma_launch_hd128},
-    {fp8attn_mma_entry_hd256, fp8attn_mma_grid_hd256, fp8attn_mma_launch_hd256},
+    MMA_INSTANCE(hd64_m64, 1.0),   MMA_INSTANCE(hd64_m128, 1.05), MMA_INSTANCE(hd128_m64, 1.0),
+    MMA_INSTANCE(hd128_m128, 1.08), MMA_INSTANCE(hd256_m64, 1.0),
 };
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
 
@@ -33,52 +43,118 @@ extern "C" const fp8attn_kernel_entry_t *fp8attn_mma_kernel(int index)
     return (index >= 0 && index < N_INSTANCES) ? k_instances[index].entry() : NULL;
 }
 
-static const mma_instance_t *instance_for(int head_dim)
+/* Blocks of instance `in` resident per SM on this device (0 if it cannot run there). */
+static fp8attn_status_t blocks_per_sm(const mma_instance_t *in, int *blocks)
 {
-    for (int i = 0; i < N_INSTANCES; i++)
-        if (k_instances[i].entry()->head_dim == head_dim) return &k_instances[i];
-    return NULL;
+    const fp8attn_kernel_entry_t *k = in->entry();
+    cudaError_t e = cudaSuccess;
+    *blocks = 0;
+    if (k->dynamic_smem > 48 * 1024)
+        e = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)k->dynamic_smem);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, k->func, k->threads,
+                                                          (size_t)k->dynamic_smem);
+    if (e != cudaSuccess)
+        return fp8attn_fail(FP8ATTN_ERR_CUDA, "mma: occupancy of %s: %s", k->symbol,
+                            cudaGetErrorString(e));
+    return FP8ATTN_OK;
 }
 
-static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
+/* The instance for this problem: among those compiled for the head dim with `rows` query rows per
+ * block (0: any) that fit the device's shared memory, the one with the smallest predicted time, waves x block time, where
+ * waves = ceil(blocks / (blocks per SM x SMs)) and block time = rows / speed. Larger blocks are
+ * faster per row but make fewer, coarser waves: on the H100, (1,8,512,128) runs in 14 us with
+ * 64-row blocks and 21 us with 128-row blocks, (2,16,8192,128) the other way round. NULL with
+ * *st = FP8ATTN_ERR_NOT_SUPPORTED when nothing is compiled or fits (fp8attn_fail's message set). */
+static const mma_instance_t *pick_instance(const fp8attn_params_t *p, int rows,
+                                           const fp8attn_device_info_t *dev, const char *who,
+                                           fp8attn_status_t *st)
 {
-    const mma_instance_t *in = instance_for(p->head_dim);
-    const fp8attn_kernel_entry_t *k;
-    if (!in)
-        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "mma: head_dim = %d not compiled",
-                            p->head_dim);
-    k = in->entry();
+    const mma_instance_t *best = NULL;
+    double best_time = 0.0;
+    int compiled = 0;
+    *st = FP8ATTN_OK;
+    for (int i = 0; i < N_INSTANCES; i++) {
+        const mma_instance_t *in = &k_instances[i];
+        const fp8attn_kernel_entry_t *k = in->entry();
+        int per_sm = 0;
+        if (k->head_dim != p->head_dim || (rows && *in->rows != rows)) continue;
+        compiled++;
+        if ((size_t)k->dynamic_smem > dev->smem_optin) continue;
+        if ((*st = blocks_per_sm(in, &per_sm)) != FP8ATTN_OK) return NULL;
+        if (per_sm == 0) continue;
+        const double slots = (double)per_sm * (dev->sm_count > 0 ? dev->sm_count : 1);
+        const double waves = ceil((double)in->grid(p) / slots);
+        const double time = waves * (double)*in->rows / in->speed;
+        if (!best || time < best_time) best = in, best_time = time;
+    }
+    if (!best) {
+        *st = compiled ? fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                                      "%s: no head_dim = %d kernel fits this device's %zu bytes "
+                                      "of shared memory per block",
+                                      who, p->head_dim, dev->smem_optin)
+                       : fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                                      "%s: head_dim = %d not compiled", who, p->head_dim);
+    }
+    return best;
+}
+
+static fp8attn_status_t supports_rows(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
+                                      int rows, const char *who)
+{
+    fp8attn_status_t st;
+    const mma_instance_t *in;
     if (p->in_format != FP8ATTN_FORMAT_E4M3)
         return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
-                            "mma: in_format = %d: only E4M3 inputs (use reference-gpu for E5M2)",
-                            (int)p->in_format);
+                            "%s: in_format = %d: only E4M3 inputs (use reference-gpu for E5M2)",
+                            who, (int)p->in_format);
     if (dev->cc_major * 10 + dev->cc_minor < 89)
         return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
-                            "mma: needs FP8 tensor cores (sm_89 or newer), device is sm_%d%d",
+                            "%s: needs FP8 tensor cores (sm_89 or newer), device is sm_%d%d", who,
                             dev->cc_major, dev->cc_minor);
-    if ((size_t)k->dynamic_smem > dev->smem_optin)
-        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
-                            "mma: %s needs %lld bytes of shared memory, device allows %zu",
-                            k->symbol, (long long)k->dynamic_smem, dev->smem_optin);
+    if ((st = fp8attn_check_arch(dev, who)) != FP8ATTN_OK) return st;
     /* the kernel indexes keys and query rows in int32 (tile starts + tile size must not wrap) */
     if (p->seqlen_q > INT32_MAX - 256 || p->seqlen_k > INT32_MAX - 256)
         return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
-                            "mma: params->seqlen_q = %d, params->seqlen_k = %d: each must be <= "
+                            "%s: params->seqlen_q = %d, params->seqlen_k = %d: each must be <= "
                             "%d for this kernel (use reference-gpu)",
-                            p->seqlen_q, p->seqlen_k, INT32_MAX - 256);
+                            who, p->seqlen_q, p->seqlen_k, INT32_MAX - 256);
+    if (!(in = pick_instance(p, rows, dev, who, &st))) return st;
     if (in->grid(p) > 0x7fffffff)
-        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "mma: %lld blocks exceed the grid limit",
-                            (long long)in->grid(p));
-    return fp8attn_check_arch(dev, "mma");
+        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "%s: %lld blocks exceed the grid limit",
+                            who, (long long)in->grid(p));
+    return FP8ATTN_OK;
 }
 
-static fp8attn_status_t launch(const fp8attn_params_t *p, fp8attn_stream_t stream)
+static fp8attn_status_t launch_rows(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
+                                    int rows, const char *who, fp8attn_stream_t stream)
 {
-    return instance_for(p->head_dim)->launch(p, stream);
+    fp8attn_status_t st;
+    const mma_instance_t *in = pick_instance(p, rows, dev, who, &st);
+    return in ? in->launch(p, stream) : st;
 }
 
-extern "C" const fp8attn_variant_t fp8attn_variant_mma = {
-    "mma",
-    "FlashAttention-2 structure on mma.sync m16n8k32 E4M3 tensor cores (native sm_89, emulated "
-    "sm_90), cp.async double buffering, P re-quantized to E4M3",
-    10, supports, launch};
+/* "mma" picks the tile per problem; "mma-m64" and "mma-m128" force one (for tests and A/B runs:
+ * every compiled kernel must be reachable by name, whatever the problem size). */
+#define MMA_VARIANT(ID, NAME, ROWS, PRIORITY, DESCRIPTION)                                    \
+    static fp8attn_status_t supports_##ID(const fp8attn_params_t *p,                          \
+                                          const fp8attn_device_info_t *dev)                   \
+    {                                                                                         \
+        return supports_rows(p, dev, ROWS, NAME);                                             \
+    }                                                                                         \
+    static fp8attn_status_t launch_##ID(const fp8attn_params_t *p,                            \
+                                        const fp8attn_device_info_t *dev, fp8attn_stream_t s) \
+    {                                                                                         \
+        return launch_rows(p, dev, ROWS, NAME, s);                                            \
+    }                                                                                         \
+    extern "C" const fp8attn_variant_t fp8attn_variant_##ID = {NAME, DESCRIPTION, PRIORITY,   \
+                                                               supports_##ID, launch_##ID};
+
+MMA_VARIANT(mma, "mma", 0, 10,
+            "FlashAttention-2 structure on mma.sync m16n8k32 E4M3 tensor cores (native sm_89, "
+            "emulated sm_90), cp.async double buffering, P re-quantized to E4M3; 64- or 128-row "
+            "tiles picked per problem")
+MMA_VARIANT(mma_m64, "mma-m64", 64, 5, "mma with 64 query rows per block (1 row tile per warp)")
+MMA_VARIANT(mma_m128, "mma-m128", 128, 5,
+            "mma with 128 query rows per block (2 row tiles per warp; hd64 and hd128)")

@@ -55,6 +55,17 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t r[4], uint32_t addr)
                  : "r"(addr));
 }
 
+/* mov.b32 in a volatile asm: returns x, but the compiler can neither see through it nor move it, so
+ * whatever is computed from the result is recomputed where it is used (after the call) rather than
+ * hoisted out of a loop and kept in a register. A register-pressure tool, not an instruction the
+ * kernel needs; PTX ISA: "mov". */
+__device__ __forceinline__ uint32_t opaque_u32(uint32_t x)
+{
+    uint32_t y;
+    asm volatile("mov.b32 %0, %1;\n" : "=r"(y) : "r"(x));
+    return y;
+}
+
 /* prmt.b32 d, a, b, sel: byte permute; byte i of d is byte (sel >> 4i) & 7 of the 8-byte {b, a}
  * (a = bytes 0-3, b = bytes 4-7). PTX ISA: "prmt". CUDA's __byte_perm is the same instruction. */
 __device__ __forceinline__ uint32_t byte_perm(uint32_t a, uint32_t b, uint32_t sel)
