@@ -51,6 +51,7 @@ static fp8attn_status_t query_device(int device, fp8attn_device_info_t *info)
         return fp8attn_fail(FP8ATTN_ERR_CUDA, "cudaDeviceGetAttribute(device %d): %s", device,
                             cudaGetErrorString(e));
     info->smem_optin = (size_t)v;
+    info->ordinal = device;
     return FP8ATTN_OK;
 }
 

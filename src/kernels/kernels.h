@@ -14,6 +14,7 @@ typedef struct fp8attn_device_info {
     int cc_major, cc_minor; /* compute capability */
     size_t smem_optin;      /* max dynamic shared memory per block after opt-in */
     int sm_count;           /* streaming multiprocessors */
+    int ordinal;            /* CUDA device number */
 } fp8attn_device_info_t;
 
 typedef struct fp8attn_variant {

@@ -43,11 +43,28 @@ extern "C" const fp8attn_kernel_entry_t *fp8attn_mma_kernel(int index)
     return (index >= 0 && index < N_INSTANCES) ? k_instances[index].entry() : NULL;
 }
 
-/* Blocks of instance `in` resident per SM on this device (0 if it cannot run there). */
-static fp8attn_status_t blocks_per_sm(const mma_instance_t *in, int *blocks)
+/* Blocks of instance `in` resident per SM on this device (0 if it cannot run there). The answer
+ * depends only on the device and the kernel, and asking the runtime costs about 1 us per forward
+ * call (measured on the H100 with bench --hot), so it is remembered per (device, instance): the
+ * library's only process-wide state, written with atomics and idempotent (a race recomputes the
+ * same value). Devices numbered past MAX_DEVICES are asked every time. */
+#define MAX_DEVICES 64
+static int g_blocks_per_sm[MAX_DEVICES][N_INSTANCES]; /* 0: not asked yet, else blocks + 1 */
+
+static fp8attn_status_t blocks_per_sm(const mma_instance_t *in, const fp8attn_device_info_t *dev,
+                                      int *blocks)
 {
     const fp8attn_kernel_entry_t *k = in->entry();
+    const int slot = (int)(in - k_instances);
+    const bool cached = dev->ordinal >= 0 && dev->ordinal < MAX_DEVICES;
     cudaError_t e = cudaSuccess;
+    if (cached) {
+        const int v = __atomic_load_n(&g_blocks_per_sm[dev->ordinal][slot], __ATOMIC_RELAXED);
+        if (v > 0) {
+            *blocks = v - 1;
+            return FP8ATTN_OK;
+        }
+    }
     *blocks = 0;
     if (k->dynamic_smem > 48 * 1024)
         e = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -58,22 +75,27 @@ static fp8attn_status_t blocks_per_sm(const mma_instance_t *in, int *blocks)
     if (e != cudaSuccess)
         return fp8attn_fail(FP8ATTN_ERR_CUDA, "mma: occupancy of %s: %s", k->symbol,
                             cudaGetErrorString(e));
+    if (cached)
+        __atomic_store_n(&g_blocks_per_sm[dev->ordinal][slot], *blocks + 1, __ATOMIC_RELAXED);
     return FP8ATTN_OK;
 }
 
 /* The instance for this problem: among those compiled for the head dim with `rows` query rows per
- * block (0: any) that fit the device's shared memory, the one with the smallest predicted time, waves x block time, where
- * waves = ceil(blocks / (blocks per SM x SMs)) and block time = rows / speed. Larger blocks are
- * faster per row but make fewer, coarser waves: on the H100, (1,8,512,128) runs in 14 us with
- * 64-row blocks and 21 us with 128-row blocks, (2,16,8192,128) the other way round. NULL with
- * *st = FP8ATTN_ERR_NOT_SUPPORTED when nothing is compiled or fits (fp8attn_fail's message set). */
+ * block (0: any) that fit the device's shared memory and the grid limit, the one with the smallest
+ * predicted time, waves x block time, where waves = ceil(blocks / (blocks per SM x SMs)) and
+ * block time = rows / speed. Larger blocks are faster per row but make fewer, coarser waves: on
+ * the H100, (1,8,512,128) runs in 14 us with 64-row blocks and 21 us with 128-row blocks,
+ * (2,16,8192,128) in 3.41 ms and 3.14 ms. With choose = false (supports(), which may be asked about
+ * a device other than the current one) the first eligible instance, without asking the runtime.
+ * NULL with *st set (fp8attn_fail's message) when no instance is eligible or a CUDA call failed. */
 static const mma_instance_t *pick_instance(const fp8attn_params_t *p, int rows,
                                            const fp8attn_device_info_t *dev, const char *who,
-                                           fp8attn_status_t *st)
+                                           bool choose, fp8attn_status_t *st)
 {
     const mma_instance_t *best = NULL;
     double best_time = 0.0;
-    int compiled = 0;
+    int compiled = 0, fit = 0;
+    int64_t min_grid = 0;
     *st = FP8ATTN_OK;
     for (int i = 0; i < N_INSTANCES; i++) {
         const mma_instance_t *in = &k_instances[i];
@@ -82,29 +104,36 @@ static const mma_instance_t *pick_instance(const fp8attn_params_t *p, int rows,
         if (k->head_dim != p->head_dim || (rows && *in->rows != rows)) continue;
         compiled++;
         if ((size_t)k->dynamic_smem > dev->smem_optin) continue;
-        if ((*st = blocks_per_sm(in, &per_sm)) != FP8ATTN_OK) return NULL;
+        if (!fit++ || in->grid(p) < min_grid) min_grid = in->grid(p);
+        if (in->grid(p) > 0x7fffffff) continue;
+        if (!choose) return in;
+        if ((*st = blocks_per_sm(in, dev, &per_sm)) != FP8ATTN_OK) return NULL;
         if (per_sm == 0) continue;
         const double slots = (double)per_sm * (dev->sm_count > 0 ? dev->sm_count : 1);
         const double waves = ceil((double)in->grid(p) / slots);
         const double time = waves * (double)*in->rows / in->speed;
         if (!best || time < best_time) best = in, best_time = time;
     }
-    if (!best) {
-        *st = compiled ? fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
-                                      "%s: no head_dim = %d kernel fits this device's %zu bytes "
-                                      "of shared memory per block",
-                                      who, p->head_dim, dev->smem_optin)
-                       : fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
-                                      "%s: head_dim = %d not compiled", who, p->head_dim);
-    }
-    return best;
+    if (best) return best;
+    if (!compiled)
+        *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "%s: head_dim = %d not compiled", who,
+                           p->head_dim);
+    else if (!fit)
+        *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                           "%s: no head_dim = %d kernel fits this device's %zu bytes of shared "
+                           "memory per block",
+                           who, p->head_dim, dev->smem_optin);
+    else
+        *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                           "%s: %lld blocks (batch x h_q x query tiles) exceed the grid limit",
+                           who, (long long)min_grid);
+    return NULL;
 }
 
 static fp8attn_status_t supports_rows(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
                                       int rows, const char *who)
 {
     fp8attn_status_t st;
-    const mma_instance_t *in;
     if (p->in_format != FP8ATTN_FORMAT_E4M3)
         return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
                             "%s: in_format = %d: only E4M3 inputs (use reference-gpu for E5M2)",
@@ -120,18 +149,14 @@ static fp8attn_status_t supports_rows(const fp8attn_params_t *p, const fp8attn_d
                             "%s: params->seqlen_q = %d, params->seqlen_k = %d: each must be <= "
                             "%d for this kernel (use reference-gpu)",
                             who, p->seqlen_q, p->seqlen_k, INT32_MAX - 256);
-    if (!(in = pick_instance(p, rows, dev, who, &st))) return st;
-    if (in->grid(p) > 0x7fffffff)
-        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "%s: %lld blocks exceed the grid limit",
-                            who, (long long)in->grid(p));
-    return FP8ATTN_OK;
+    return pick_instance(p, rows, dev, who, false, &st) ? FP8ATTN_OK : st;
 }
 
 static fp8attn_status_t launch_rows(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
                                     int rows, const char *who, fp8attn_stream_t stream)
 {
     fp8attn_status_t st;
-    const mma_instance_t *in = pick_instance(p, rows, dev, who, &st);
+    const mma_instance_t *in = pick_instance(p, rows, dev, who, true, &st);
     return in ? in->launch(p, stream) : st;
 }
 
