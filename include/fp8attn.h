@@ -181,7 +181,7 @@ fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *
  * present and are -1 otherwise. */
 typedef struct fp8attn_kernel_info {
     const char *variant;      /* registry name, e.g. "mma" */
-    const char *symbol;       /* kernel symbol, e.g. "fp8attn_mma_hd128" */
+    const char *symbol;       /* kernel symbol, e.g. "fp8attn_mma_hd128_m128" */
     int32_t head_dim;         /* head_dim it serves (0 = any) */
     int32_t threads;          /* threads per block */
     int64_t dynamic_smem;     /* dynamic shared memory per block at launch, bytes */

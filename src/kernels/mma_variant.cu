@@ -94,7 +94,7 @@ static const mma_instance_t *pick_instance(const fp8attn_params_t *p, int rows,
 {
     const mma_instance_t *best = NULL;
     double best_time = 0.0;
-    int compiled = 0, fit = 0;
+    int compiled = 0, fit = 0, in_grid = 0;
     int64_t min_grid = 0;
     *st = FP8ATTN_OK;
     for (int i = 0; i < N_INSTANCES; i++) {
@@ -106,6 +106,7 @@ static const mma_instance_t *pick_instance(const fp8attn_params_t *p, int rows,
         if ((size_t)k->dynamic_smem > dev->smem_optin) continue;
         if (!fit++ || in->grid(p) < min_grid) min_grid = in->grid(p);
         if (in->grid(p) > 0x7fffffff) continue;
+        in_grid++;
         if (!choose) return in;
         if ((*st = blocks_per_sm(in, dev, &per_sm)) != FP8ATTN_OK) return NULL;
         if (per_sm == 0) continue;
@@ -123,10 +124,15 @@ static const mma_instance_t *pick_instance(const fp8attn_params_t *p, int rows,
                            "%s: no head_dim = %d kernel fits this device's %zu bytes of shared "
                            "memory per block",
                            who, p->head_dim, dev->smem_optin);
-    else
+    else if (!in_grid)
         *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
                            "%s: %lld blocks (batch x h_q x query tiles) exceed the grid limit",
                            who, (long long)min_grid);
+    else
+        *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                           "%s: no head_dim = %d kernel can be resident on this device "
+                           "(occupancy 0)",
+                           who, p->head_dim);
     return NULL;
 }
 
