@@ -173,6 +173,10 @@ const char *fp8attn_variant_default(const fp8attn_params_t *p, int device);
 /* Like fp8attn_forward, with a named variant. */
 fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *variant,
                                          fp8attn_stream_t stream);
+/* Symbol of the kernel fp8attn_forward_variant(p, variant, ...) would launch on the current device
+ * (variant NULL: fp8attn_forward's choice), e.g. "fp8attn_mma_hd128_m128"; NULL if it would fail,
+ * with fp8attn_last_error saying why. Launches nothing. */
+const char *fp8attn_forward_kernel(const fp8attn_params_t *p, const char *variant);
 
 /* ---- compiled kernels (for resource reports) ----
  * Every __global__ kernel the library launches has a plain (unmangled) symbol name, so it can be

@@ -148,24 +148,40 @@ static fp8attn_status_t current_device(fp8attn_device_info_t *info)
     return query_device(device, info);
 }
 
+/* The variant fp8attn_forward_variant(p, variant, ...) uses on the current device, whose
+ * properties go to *info. */
+static fp8attn_status_t resolve_variant(const fp8attn_params_t *p, const char *variant,
+                                        fp8attn_device_info_t *info,
+                                        const fp8attn_variant_t **out)
+{
+    fp8attn_status_t st;
+    if ((st = fp8attn_validate(p)) != FP8ATTN_OK) return st;
+    if ((st = current_device(info)) != FP8ATTN_OK) return st;
+    if (!variant) return pick_default(p, info, out);
+    if (!(*out = find_variant(variant)))
+        return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "variant = '%s': unknown variant",
+                            variant);
+    return (*out)->supports(p, info);
+}
+
 fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *variant,
                                          fp8attn_stream_t stream)
 {
     fp8attn_device_info_t info;
-    fp8attn_status_t st;
-    const fp8attn_variant_t *v;
-    if ((st = fp8attn_validate(p)) != FP8ATTN_OK) return st;
-    if ((st = current_device(&info)) != FP8ATTN_OK) return st;
-    if (variant) {
-        v = find_variant(variant);
-        if (!v)
-            return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "variant = '%s': unknown variant",
-                                variant);
-        if ((st = v->supports(p, &info)) != FP8ATTN_OK) return st;
-    } else if ((st = pick_default(p, &info, &v)) != FP8ATTN_OK) {
-        return st;
-    }
-    return v->launch(p, &info, stream);
+    const fp8attn_variant_t *v = NULL;
+    fp8attn_status_t st = resolve_variant(p, variant, &info, &v);
+    return st != FP8ATTN_OK ? st : v->launch(p, &info, stream);
+}
+
+const char *fp8attn_forward_kernel(const fp8attn_params_t *p, const char *variant)
+{
+    fp8attn_device_info_t info;
+    const fp8attn_variant_t *v = NULL;
+    const fp8attn_kernel_entry_t *k;
+    fp8attn_status_t st = resolve_variant(p, variant, &info, &v);
+    if (st != FP8ATTN_OK) return NULL;
+    k = v->kernel_for(p, &info, &st);
+    return k ? k->symbol : NULL;
 }
 
 fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t stream)

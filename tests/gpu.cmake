@@ -1,6 +1,7 @@
 # GPU tests: they exit 77 (reported by CTest as SKIPPED) on machines without a CUDA device.
-# mma picks mma-m64 or mma-m128 per problem; the matrix's problems are small enough that it would
-# mostly pick mma-m64, so both tiles are also run by name.
+# mma picks mma-m64 or mma-m128 per problem: the matrix's problems are all one-wave, where it
+# picks mma-m64 (its matrix adds two large problems for mma-m128), so both tiles are also run by
+# name over the whole matrix. gpu_dispatch checks which kernel each choice launches.
 foreach(variant reference-gpu mma mma-m64 mma-m128)
   add_test(NAME gpu_matrix_${variant}
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_matrix.sh $<TARGET_FILE:fp8attn_cli> ${variant})
@@ -8,3 +9,4 @@ foreach(variant reference-gpu mma mma-m64 mma-m128)
 endforeach()
 add_test(NAME gpu_sanitize COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_sanitize.sh $<TARGET_FILE:fp8attn_cli>)
 set_tests_properties(gpu_sanitize PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+fp8attn_c_test(test_gpu_dispatch test_gpu_dispatch.c)

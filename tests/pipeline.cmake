@@ -30,7 +30,7 @@ target_compile_definitions(test_pipeline_resources_real PRIVATE
 add_dependencies(test_pipeline_resources_real fp8attn_cli)
 
 # One ctest entry per case of test_pipeline_cli.sh.
-foreach(case info compare compare_variant compare_options gate_pass gate_correctness gate_slow
+foreach(case info compare compare_variant compare_options gate_pass gate_kernels gate_correctness gate_slow
         gate_regress gate_regs gate_smem gate_spills gate_setup gate_provenance gate_variants
         gate_missing_files bad_inputs bad_flags resources_no_cuobjdump)
   add_test(NAME test_pipeline_cli_${case}

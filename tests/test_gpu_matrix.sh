@@ -50,5 +50,23 @@ for a in 0 1; do for b in 0 1; do for c in 0 1; do
     if [ $rc -ne 0 ]; then echo "== run $run FAILED (exit $rc)"; fail=1; fi
     run=$((run + 1))
 done; done; done
+# mma, the default's choice, picks its 64-row tile for every problem above (they are all one wave
+# on any GPU; test_gpu_dispatch checks the choice). One more run with problems big enough for the
+# 128-row tile, which must be the kernel check reports having run.
+if [ "$variant" = mma ]; then
+    json=$(mktemp)
+    big=(--shape 2,8,8,4096,4096,64 --shape 1,8,8,4096,4096,128)
+    echo "== run $run: large problems (128-row tiles)"
+    "$bin" check --backend gpu --variant mma --no-e2e --seeds 99 --layout bshd --lse \
+        --json "$json" "${big[@]}" "$@"
+    rc=$?
+    m128=$(grep -cE '"kernel": "fp8attn_mma_hd(64|128)_m128"' "$json")
+    rm -f "$json"
+    if [ $rc -ne 0 ] || [ "$m128" != 2 ]; then
+        echo "== run $run FAILED (exit $rc, $m128 of 2 problems ran a 128-row kernel)"
+        fail=1
+    fi
+    run=$((run + 1))
+fi
 [ $fail = 0 ] && echo "PASS: $variant, $run runs x ${#shapes[@]} shape arguments" || echo "FAIL: $variant"
 exit $fail

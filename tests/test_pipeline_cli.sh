@@ -159,6 +159,30 @@ case_gate_pass() {
     has "gate: PASS (6 gates)"
 }
 
+# The resource gates judge the kernels CAND ran: a record naming its kernel ("kernel", written by
+# bench) selects exactly that symbol; a record without one selects the kernels of its variant's
+# family (mma-m128 runs kernels that resources.json lists under "mma").
+case_gate_kernels() {
+    local perf corr
+    corr=$(derive correctness_pass.json corr_m128.json 's/"variant": "mma"/"variant": "mma-m128"/')
+    perf=$(derive gate_cand_perf.json perf_m128.json 's/"variant": "mma"/"variant": "mma-m128"/')
+    mkcase m128 - - resources_ok.json
+    cp "$corr" "$WORK/m128/correctness.json"
+    cp "$perf" "$WORK/m128/perf.json"
+    run 0 gate "$BASE" "$WORK/m128"
+    has "PASS registers    max 188 per thread (fp8attn_mma_hd128, sm_90a) over 2 kernel build(s)"
+    # the record names a kernel resources.json does not list: nothing to judge, which fails
+    sed -e 's/"variant": "mma-m128",/"variant": "mma-m128", "kernel": "fp8attn_mma_hd999",/' \
+        "$perf" >"$WORK/m128/perf.json"
+    run 1 gate "$BASE" "$WORK/m128"
+    has "lists no kernel that CAND's records ran (variants mma-m128)"
+    # the record names a listed kernel: judged, and the unused reference-gpu kernel is not
+    sed -e 's/"variant": "mma-m128",/"variant": "mma-m128", "kernel": "fp8attn_mma_hd128",/' \
+        "$perf" >"$WORK/m128/perf.json"
+    run 0 gate "$BASE" "$WORK/m128"
+    has "PASS spills       max 0 spill bytes"
+}
+
 case_gate_correctness() {
     mkcase cand gate_cand_perf.json correctness_fail.json resources_ok.json
     run 1 gate "$BASE" "$WORK/cand"

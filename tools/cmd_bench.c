@@ -32,6 +32,7 @@ typedef struct {
     shape_t shape;
     uint64_t seed;
     char variant[NAME_LEN];
+    char kernel[NAME_LEN]; /* the kernel symbol the GPU ran ("" on the CPU backend) */
     stats_t st;
     double tflops, gbps;
 } row_t;
@@ -159,13 +160,15 @@ static double gbps_of(const problem_t *pr, double us)
 }
 
 /* Adds the row of times_us[0..iters) to the results. */
-static int add_row(bench_t *bn, const problem_t *pr, const char *variant, const double *times_us)
+static int add_row(bench_t *bn, const problem_t *pr, const char *variant, const char *kernel,
+                   const double *times_us)
 {
     row_t *r = &bn->rows[bn->n_rows];
     if (stats_compute(times_us, bn->b->iters, &r->st)) return -1;
     r->shape = pr->shape;
     r->seed = pr->seed;
     snprintf(r->variant, sizeof r->variant, "%s", variant);
+    snprintf(r->kernel, sizeof r->kernel, "%s", kernel ? kernel : "");
     r->tflops = tflops_of(&pr->shape, r->st.p50);
     r->gbps = gbps_of(pr, r->st.p50);
     bn->n_rows++;
@@ -317,7 +320,8 @@ static int bench_gpu_case(bench_t *bn, problem_t *pr, char *err)
     if (nv && rc == EXIT_PASS && time_variants(bn, &g, names, nv, times, err))
         rc = EXIT_RUN_FAILED;
     for (v = 0; v < nv && rc == EXIT_PASS; v++)
-        if (add_row(bn, pr, names[v], times[v])) rc = EXIT_BAD_ARGS;
+        if (add_row(bn, pr, names[v], fp8attn_forward_kernel(&g.p, names[v]), times[v]))
+            rc = EXIT_BAD_ARGS;
     if (nv == 2 && rc == EXIT_PASS && add_pair(bn, pr, names, times[0], times[1]))
         rc = EXIT_BAD_ARGS;
     if (rc == EXIT_BAD_ARGS && !err[0]) snprintf(err, ERR_LEN, "out of host memory");
@@ -343,7 +347,7 @@ static int bench_cpu_case(bench_t *bn, problem_t *pr, char *err)
         if (cpu_forward_parallel(&pr->p, err) != FP8ATTN_OK) rc = EXIT_RUN_FAILED;
         if (i >= bn->b->warmup) times[i - bn->b->warmup] = 1e6 * (now_seconds() - t);
     }
-    if (rc == EXIT_PASS && add_row(bn, pr, "cpu", times)) {
+    if (rc == EXIT_PASS && add_row(bn, pr, "cpu", NULL, times)) {
         snprintf(err, ERR_LEN, "out of host memory");
         rc = EXIT_BAD_ARGS;
     }
@@ -395,6 +399,7 @@ static json_t *row_json(const bench_t *bn, const row_t *r)
     shape_to_json(&r->shape, j);
     run_opts_to_json(bn->o, j);
     json_object_set_new(j, "variant", json_string(r->variant));
+    json_object_set_new(j, "kernel", r->kernel[0] ? json_string(r->kernel) : json_null());
     json_object_set_new(j, "backend", json_string(bn->o->backend == BACKEND_GPU ? "gpu" : "cpu"));
     json_object_set_new(j, "seed", json_integer((json_int_t)r->seed));
     json_object_set_new(j, "iters", json_integer(bn->b->iters));

@@ -102,6 +102,7 @@ typedef struct {
     const shape_t *shape;
     uint64_t seed;
     char variant[64];
+    char kernel[64]; /* the kernel symbol the GPU ran ("" on the CPU backend) */
     line_status_t status;
     int has_e2e, has_kernel;
     size_t n_nonfinite; /* NaN/inf (e.g. unwritten) elements of the backend's O */
@@ -265,6 +266,8 @@ static int pick_variant(const run_opts_t *o, const gpu_problem_t *g, line_t *l, 
         return -1;
     }
     snprintf(l->variant, sizeof l->variant, "%s", name);
+    name = fp8attn_forward_kernel(&g->p, l->variant);
+    snprintf(l->kernel, sizeof l->kernel, "%s", name ? name : "");
     return 0;
 }
 
@@ -393,6 +396,7 @@ static json_t *line_json(const run_opts_t *o, const line_t *l)
     json_object_set_new(r, "seed", json_integer((json_int_t)l->seed));
     run_opts_to_json(o, r); /* layout, out_type, lse, descale: gate matches perf.json on them */
     json_object_set_new(r, "variant", json_string(l->variant));
+    json_object_set_new(r, "kernel", l->kernel[0] ? json_string(l->kernel) : json_null());
     json_object_set_new(r, "max_abs_err", figure(l->has_e2e, l->e2e.max_abs));
     json_object_set_new(r, "mean_abs_err", figure(l->has_e2e, l->e2e.mean_abs));
     json_object_set_new(r, "max_rel_err", figure(l->has_e2e, l->e2e.max_rel));

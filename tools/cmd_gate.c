@@ -53,7 +53,9 @@ static void usage(FILE *f)
             "Correctness: CAND's correctness.json must come from CAND's backend, every record\n"
             "must pass, and every gated shape must have a passing record of the variant CAND's\n"
             "perf.json timed for it; a shape without one fails the gate and is listed.\n"
-            "The resource gates apply to the kernels of the variants CAND's perf.json used.\n"
+            "The resource gates apply to the kernels CAND's perf.json records ran (their\n"
+            "\"kernel\" field); for records without one, to every kernel of the record's\n"
+            "variant family (mma-m128 -> the kernels listed under mma).\n"
             "Exit status: 0 every gate passed, 1 a gate failed, 2 bad arguments or unusable\n"
             "inputs (missing perf.json, malformed files, no shape in common, BASE and CAND\n"
             "measured with different backends or L2 flushing, several variants for a shape\n"
@@ -396,13 +398,25 @@ typedef struct {
     const char *symbol, *arch;
 } worst_t;
 
-static int variant_used(const perf_file_t *cand, const char *filter, const char *variant)
+/* Does CAND (its records of variant `filter`, NULL: all) use this kernel of resources.json? A
+ * record that names the kernel it ran ("kernel", written by bench on the GPU) uses exactly that
+ * one; an older record without it uses every kernel of its variant's family ("mma-m128" and "mma"
+ * both run kernels listed under "mma"). */
+static int kernel_used(const perf_file_t *cand, const char *filter, const char *kernel_variant,
+                       const char *symbol)
 {
     int i;
-    for (i = 0; i < cand->n; i++)
-        if (cand->records[i].variant && !strcmp(cand->records[i].variant, variant) &&
-            (!filter || !strcmp(filter, variant)))
+    const size_t n = strlen(kernel_variant);
+    for (i = 0; i < cand->n; i++) {
+        const perf_record_t *r = &cand->records[i];
+        if (!r->variant || (filter && strcmp(filter, r->variant))) continue;
+        if (r->kernel) {
+            if (symbol && !strcmp(r->kernel, symbol)) return 1;
+        } else if (!strncmp(r->variant, kernel_variant, n) &&
+                   (r->variant[n] == '\0' || r->variant[n] == '-')) {
             return 1;
+        }
+    }
     return 0;
 }
 
@@ -447,7 +461,7 @@ static void report_resources(const worst_t w[3], int n, const gate_opts_t *o, ta
               w[2].symbol, w[2].arch, o->max_spills);
 }
 
-/* Judges a loaded resources.json over the kernels of the variants CAND used; -1 if it is
+/* Judges a loaded resources.json over the kernels CAND ran (see kernel_used); -1 if it is
  * unusable. */
 static int judge_resources(const char *path, const json_t *root, const perf_file_t *cand,
                            const gate_opts_t *o, tally_t *t)
@@ -464,15 +478,16 @@ static int judge_resources(const char *path, const json_t *root, const perf_file
     for (i = 0; i < json_array_size(kernels); i++) {
         const json_t *k = json_array_get(kernels, i);
         const char *variant = json_string_value(json_object_get(k, "variant"));
-        if (!variant || !variant_used(cand, o->pair.variant_cand, variant)) continue;
+        const char *symbol = json_string_value(json_object_get(k, "symbol"));
+        if (!variant || !kernel_used(cand, o->pair.variant_cand, variant, symbol)) continue;
         if (scan_kernel(path, i, k, w) != 0) return -1;
         n++;
     }
     if (n == 0) {
         char used[256];
         perf_file_variants(cand, o->pair.variant_cand, NULL, used, sizeof used);
-        gate_line(t, 0, "resources", "%s lists no kernel of the variants CAND's records use "
-                  "(%s); skip these gates with --no-resources", path, used);
+        gate_line(t, 0, "resources", "%s lists no kernel that CAND's records ran (variants %s); "
+                  "skip these gates with --no-resources", path, used);
     }
     else
         report_resources(w, n, o, t);

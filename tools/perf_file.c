@@ -133,6 +133,7 @@ static int read_record(const char *path, size_t i, const json_t *rec, perf_recor
         return -1;
     }
     r->variant = json_is_string(variant) ? json_string_value(variant) : NULL;
+    r->kernel = json_string_value(json_object_get(rec, "kernel")); /* NULL unless a string */
     r->backend = json_string_value(json_object_get(rec, "backend"));
     if (!r->backend || choice_index(r->backend, k_backend_names) < 0) {
         fprintf(stderr, "fp8attn: %s: results[%zu].backend is missing or not one of cpu, gpu\n",

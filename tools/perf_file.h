@@ -28,6 +28,7 @@ void shape_key_format(const shape_key_t *k, char *buf, size_t len);
 typedef struct {
     shape_key_t key;
     const char *variant; /* NULL if the record names none; owned by perf_file_t.root */
+    const char *kernel;  /* kernel symbol the GPU ran; NULL if not recorded (CPU, older files) */
     const char *backend; /* "cpu" or "gpu"; owned by perf_file_t.root */
     int l2_flush;
     double p50_us, p90_us;

@@ -17,6 +17,8 @@ typedef struct fp8attn_device_info {
     int ordinal;            /* CUDA device number */
 } fp8attn_device_info_t;
 
+struct fp8attn_kernel_entry;
+
 typedef struct fp8attn_variant {
     const char *name;
     const char *description;
@@ -26,6 +28,11 @@ typedef struct fp8attn_variant {
     /* Launch on stream; p already validated and supported on dev. Checks the launch. */
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
                                fp8attn_stream_t stream);
+    /* The kernel launch() would run (p validated and supported on dev, the current device);
+     * NULL with *st set when that cannot be decided (a CUDA error). */
+    const struct fp8attn_kernel_entry *(*kernel_for)(const fp8attn_params_t *p,
+                                                     const fp8attn_device_info_t *dev,
+                                                     fp8attn_status_t *st);
 } fp8attn_variant_t;
 
 extern const fp8attn_variant_t fp8attn_variant_reference_gpu;

@@ -24,8 +24,11 @@ typedef struct {
     const int *rows; /* query rows per block */
     int64_t (*grid)(const fp8attn_params_t *p);
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, fp8attn_stream_t s);
-    /* query rows per unit time of one resident block, relative to the 64-row instance of the same
-     * head dim, measured on the H100 at full occupancy (docs/PERF.md, v9) */
+    /* query rows per unit time of a fully loaded SM, relative to the 64-row instance of the same
+     * head dim: the whole-kernel time ratio of the two on a many-wave problem, measured on the
+     * H100 (docs/PERF.md, v10: 7420/7090 us at (1,32,16384,64), 3409/3142 us at
+     * (2,16,8192,128)). It already includes each one's occupancy (hd64: 3 blocks per SM of 64 rows,
+     * 2 of 128 rows). */
     double speed;
 } mma_instance_t;
 
@@ -52,7 +55,7 @@ extern "C" const fp8attn_kernel_entry_t *fp8attn_mma_kernel(int index)
 static int g_blocks_per_sm[MAX_DEVICES][N_INSTANCES]; /* 0: not asked yet, else blocks + 1 */
 
 static fp8attn_status_t blocks_per_sm(const mma_instance_t *in, const fp8attn_device_info_t *dev,
-                                      int *blocks)
+                                      const char *who, int *blocks)
 {
     const fp8attn_kernel_entry_t *k = in->entry();
     const int slot = (int)(in - k_instances);
@@ -73,7 +76,7 @@ static fp8attn_status_t blocks_per_sm(const mma_instance_t *in, const fp8attn_de
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, k->func, k->threads,
                                                           (size_t)k->dynamic_smem);
     if (e != cudaSuccess)
-        return fp8attn_fail(FP8ATTN_ERR_CUDA, "mma: occupancy of %s: %s", k->symbol,
+        return fp8attn_fail(FP8ATTN_ERR_CUDA, "%s: occupancy of %s: %s", who, k->symbol,
                             cudaGetErrorString(e));
     if (cached)
         __atomic_store_n(&g_blocks_per_sm[dev->ordinal][slot], *blocks + 1, __ATOMIC_RELAXED);
@@ -82,12 +85,13 @@ static fp8attn_status_t blocks_per_sm(const mma_instance_t *in, const fp8attn_de
 
 /* The instance for this problem: among those compiled for the head dim with `rows` query rows per
  * block (0: any) that fit the device's shared memory and the grid limit, the one with the smallest
- * predicted time, waves x block time, where waves = ceil(blocks / (blocks per SM x SMs)) and
- * block time = rows / speed. Larger blocks are faster per row but make fewer, coarser waves: on
- * the H100, (1,8,512,128) runs in 14 us with 64-row blocks and 21 us with 128-row blocks,
- * (2,16,8192,128) in 3.41 ms and 3.14 ms. With choose = false (supports(), which may be asked about
- * a device other than the current one) the first eligible instance, without asking the runtime.
- * NULL with *st set (fp8attn_fail's message) when no instance is eligible or a CUDA call failed. */
+ * predicted time, waves x wave time, where waves = ceil(blocks / (blocks per SM x SMs)) and a
+ * wave, blocks per SM x rows query rows on each SM, takes (blocks per SM x rows) / speed. Larger
+ * blocks are faster per row but make fewer, coarser waves: on the H100, (1,8,512,128) runs in
+ * 14 us with 64-row blocks and 21 us with 128-row blocks, (2,16,8192,128) in 3.41 ms and 3.14 ms.
+ * With choose = false (supports(), which may be asked about a device other than the current one)
+ * the first eligible instance, without asking the runtime. NULL with *st set (fp8attn_fail's
+ * message) when no instance is eligible or a CUDA call failed. */
 static const mma_instance_t *pick_instance(const fp8attn_params_t *p, int rows,
                                            const fp8attn_device_info_t *dev, const char *who,
                                            bool choose, fp8attn_status_t *st)
@@ -108,11 +112,11 @@ static const mma_instance_t *pick_instance(const fp8attn_params_t *p, int rows,
         if (in->grid(p) > 0x7fffffff) continue;
         in_grid++;
         if (!choose) return in;
-        if ((*st = blocks_per_sm(in, dev, &per_sm)) != FP8ATTN_OK) return NULL;
+        if ((*st = blocks_per_sm(in, dev, who, &per_sm)) != FP8ATTN_OK) return NULL;
         if (per_sm == 0) continue;
         const double slots = (double)per_sm * (dev->sm_count > 0 ? dev->sm_count : 1);
         const double waves = ceil((double)in->grid(p) / slots);
-        const double time = waves * (double)*in->rows / in->speed;
+        const double time = waves * per_sm * (double)*in->rows / in->speed;
         if (!best || time < best_time) best = in, best_time = time;
     }
     if (best) return best;
@@ -179,8 +183,15 @@ static fp8attn_status_t launch_rows(const fp8attn_params_t *p, const fp8attn_dev
     {                                                                                         \
         return launch_rows(p, dev, ROWS, NAME, s);                                            \
     }                                                                                         \
-    extern "C" const fp8attn_variant_t fp8attn_variant_##ID = {NAME, DESCRIPTION, PRIORITY,   \
-                                                               supports_##ID, launch_##ID};
+    static const fp8attn_kernel_entry_t *kernel_##ID(const fp8attn_params_t *p,               \
+                                                     const fp8attn_device_info_t *dev,        \
+                                                     fp8attn_status_t *st)                    \
+    {                                                                                         \
+        const mma_instance_t *in = pick_instance(p, ROWS, dev, NAME, true, st);               \
+        return in ? in->entry() : NULL;                                                       \
+    }                                                                                         \
+    extern "C" const fp8attn_variant_t fp8attn_variant_##ID = {                               \
+        NAME, DESCRIPTION, PRIORITY, supports_##ID, launch_##ID, kernel_##ID};
 
 MMA_VARIANT(mma, "mma", 0, 10,
             "FlashAttention-2 structure on mma.sync m16n8k32 E4M3 tensor cores (native sm_89, "

@@ -152,7 +152,16 @@ static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_i
     return FP8ATTN_OK;
 }
 
+static const fp8attn_kernel_entry_t *kernel_for_problem(const fp8attn_params_t *p,
+                                                        const fp8attn_device_info_t *dev,
+                                                        fp8attn_status_t *st)
+{
+    (void)dev;
+    *st = FP8ATTN_OK;
+    return kernel_for(p->head_dim);
+}
+
 extern "C" const fp8attn_variant_t fp8attn_variant_reference_gpu = {
     "reference-gpu",
     "GREEN baseline: one warp per query row, fp32 CUDA-core math, no tensor cores, E4M3/E5M2",
-    0, supports, launch};
+    0, supports, launch, kernel_for_problem};

@@ -1,0 +1,89 @@
+/* Which kernel fp8attn_forward launches (fp8attn_forward_kernel, on the current GPU): the tile
+ * choice of the mma variant and the variant choice of the registry. Nothing is launched, so the
+ * tensors are never touched (aligned dummy addresses). The expected picks hold on any sm_89/sm_90
+ * device, whatever its SM count: one-wave problems take 64-row tiles (fewer rows per SM per wave),
+ * many-wave problems 128-row tiles (faster per row; docs/PERF.md v10). Exit 77 (CTest SKIP) only
+ * where the machine has no NVIDIA device node. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fp8attn.h"
+#include "test_util.h"
+
+static fp8attn_params_t problem(int b, int h, int s, int d)
+{
+    fp8attn_params_t p;
+    fp8attn_params_init(&p);
+    p.batch = b, p.h_q = h, p.h_kv = h, p.seqlen_q = s, p.seqlen_k = s, p.head_dim = d;
+    /* never dereferenced: fp8attn_forward_kernel launches nothing */
+    p.q = (const uint8_t *)(uintptr_t)0x10000, p.k = p.q, p.v = p.q;
+    p.o = (void *)(uintptr_t)0x20000;
+    p.q_stride = p.k_stride = p.v_stride = p.o_stride = fp8attn_strides_bhsd(h, s, d);
+    p.q_descale.ptr = p.k_descale.ptr = p.v_descale.ptr = (const float *)(uintptr_t)0x30000;
+    return p;
+}
+
+static void expect_kernel(const fp8attn_params_t *p, const char *variant, const char *want)
+{
+    const char *got = fp8attn_forward_kernel(p, variant);
+    if (want)
+        CHECK(got && !strcmp(got, want), "(%d,%d,%d,%d) variant %s: kernel %s, want %s (%s)",
+              p->batch, p->h_q, p->seqlen_q, p->head_dim, variant ? variant : "default",
+              got ? got : "NULL", want, got ? "" : fp8attn_last_error());
+    else
+        CHECK(!got, "(%d,%d,%d,%d) variant %s: kernel %s, want none", p->batch, p->h_q,
+              p->seqlen_q, p->head_dim, variant ? variant : "default", got);
+}
+
+int main(void)
+{
+    fp8attn_params_t p;
+    if (access("/dev/nvidiactl", F_OK) != 0 && access("/dev/nvidia0", F_OK) != 0) {
+        printf("SKIP: no NVIDIA GPU on this machine\n");
+        return 77;
+    }
+    /* the default: mma, tile by problem size */
+    p = problem(1, 8, 512, 64);
+    expect_kernel(&p, NULL, "fp8attn_mma_hd64_m64");
+    p = problem(1, 32, 16384, 64);
+    expect_kernel(&p, NULL, "fp8attn_mma_hd64_m128");
+    p = problem(1, 8, 512, 128);
+    expect_kernel(&p, NULL, "fp8attn_mma_hd128_m64");
+    p = problem(2, 16, 8192, 128);
+    expect_kernel(&p, NULL, "fp8attn_mma_hd128_m128");
+    p.causal = 1;
+    expect_kernel(&p, NULL, "fp8attn_mma_hd128_m128");
+    p = problem(1, 8, 16384, 256);
+    expect_kernel(&p, NULL, "fp8attn_mma_hd256_m64");
+    /* forced tiles, whatever the size */
+    p = problem(1, 8, 512, 128);
+    expect_kernel(&p, "mma-m128", "fp8attn_mma_hd128_m128");
+    expect_kernel(&p, "mma", "fp8attn_mma_hd128_m64");
+    p = problem(2, 16, 8192, 128);
+    expect_kernel(&p, "mma-m64", "fp8attn_mma_hd128_m64");
+    p = problem(1, 8, 512, 256);
+    expect_kernel(&p, "mma-m128", NULL);
+    CHECK(strstr(fp8attn_last_error(), "mma-m128: head_dim = 256 not compiled") != NULL,
+          "mma-m128 at hd256: message '%s'", fp8attn_last_error());
+    /* E5M2 is not for mma: the default falls back to the reference; naming mma is refused */
+    p = problem(1, 8, 512, 128);
+    p.in_format = FP8ATTN_FORMAT_E5M2;
+    expect_kernel(&p, NULL, "fp8attn_reference_gpu_hd128");
+    expect_kernel(&p, "mma", NULL);
+    /* bad input: an unknown variant, an invalid problem */
+    p = problem(1, 8, 512, 128);
+    expect_kernel(&p, "no-such-variant", NULL);
+    CHECK(strstr(fp8attn_last_error(), "no-such-variant") != NULL, "message '%s'",
+          fp8attn_last_error());
+    p.head_dim = 96;
+    expect_kernel(&p, NULL, NULL);
+    CHECK(strstr(fp8attn_last_error(), "head_dim") != NULL, "message '%s'", fp8attn_last_error());
+    if (g_failures) {
+        printf("test_gpu_dispatch: %ld failure(s)\n", g_failures);
+        return 1;
+    }
+    printf("test_gpu_dispatch: ok\n");
+    return 0;
+}
