@@ -17,11 +17,14 @@ static fp8attn_params_t problem(int b, int h, int s, int d)
     fp8attn_params_t p;
     fp8attn_params_init(&p);
     p.batch = b, p.h_q = h, p.h_kv = h, p.seqlen_q = s, p.seqlen_k = s, p.head_dim = d;
-    /* never dereferenced: fp8attn_forward_kernel launches nothing */
-    p.q = (const uint8_t *)(uintptr_t)0x10000, p.k = p.q, p.v = p.q;
-    p.o = (void *)(uintptr_t)0x20000;
+    /* never dereferenced (fp8attn_forward_kernel launches nothing), but validated: aligned, and
+     * the output 4 GiB away from every input */
+    p.q = (const uint8_t *)(uintptr_t)(1ull << 32);
+    p.k = (const uint8_t *)(uintptr_t)(2ull << 32);
+    p.v = (const uint8_t *)(uintptr_t)(3ull << 32);
+    p.o = (void *)(uintptr_t)(4ull << 32);
     p.q_stride = p.k_stride = p.v_stride = p.o_stride = fp8attn_strides_bhsd(h, s, d);
-    p.q_descale.ptr = p.k_descale.ptr = p.v_descale.ptr = (const float *)(uintptr_t)0x30000;
+    p.q_descale.ptr = p.k_descale.ptr = p.v_descale.ptr = (const float *)(uintptr_t)(5ull << 32);
     return p;
 }
 
