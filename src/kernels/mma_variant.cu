@@ -108,14 +108,15 @@ static const mma_instance_t *pick_instance(const fp8attn_params_t *p, int rows,
         if (k->head_dim != p->head_dim || (rows && *in->rows != rows)) continue;
         compiled++;
         if ((size_t)k->dynamic_smem > dev->smem_optin) continue;
-        if (!fit++ || in->grid(p) < min_grid) min_grid = in->grid(p);
-        if (in->grid(p) > 0x7fffffff) continue;
+        const int64_t grid = in->grid(p);
+        if (!fit++ || grid < min_grid) min_grid = grid;
+        if (grid > 0x7fffffff) continue;
         in_grid++;
         if (!choose) return in;
         if ((*st = blocks_per_sm(in, dev, who, &per_sm)) != FP8ATTN_OK) return NULL;
         if (per_sm == 0) continue;
         const double slots = (double)per_sm * (dev->sm_count > 0 ? dev->sm_count : 1);
-        const double waves = ceil((double)in->grid(p) / slots);
+        const double waves = ceil((double)grid / slots);
         const double time = waves * per_sm * (double)*in->rows / in->speed;
         if (!best || time < best_time) best = in, best_time = time;
     }
