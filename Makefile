@@ -1,16 +1,25 @@
 # Thin front door over CMake. `make` builds, `make test` runs the suite, `make run` the main job.
+# Each first runs scripts/deps.sh, which installs what is missing (silent when nothing is).
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all build test run clean
+# The CUDA toolkit's usual home, for machines where nvcc is not on PATH.
+ifeq ($(shell command -v nvcc 2>/dev/null),)
+export PATH := $(PATH):/usr/local/cuda/bin
+endif
+
+.PHONY: all deps build test run clean
 
 all: build
 
-$(BUILD)/CMakeCache.txt:
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
-build: $(BUILD)/CMakeCache.txt
+build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: build

@@ -9,22 +9,11 @@ set -u
 bin=$1
 fail=0
 
-find_cuobjdump() {
-    if [ -n "${FP8ATTN_CUOBJDUMP:-}" ]; then echo "$FP8ATTN_CUOBJDUMP"; return; fi
-    if command -v cuobjdump >/dev/null 2>&1; then command -v cuobjdump; return; fi
-    if [ -x /usr/local/cuda/bin/cuobjdump ]; then echo /usr/local/cuda/bin/cuobjdump; return; fi
-    python3 - <<'PY' 2>/dev/null
-import os, nvidia
-for base in nvidia.__path__:
-    for sub in ("cu13/bin/cuobjdump", "cuda_cuobjdump/bin/cuobjdump"):
-        p = os.path.join(base, sub)
-        if os.access(p, os.X_OK):
-            print(p); raise SystemExit
-PY
-}
-cuobjdump=$(find_cuobjdump)
+# cuobjdump: CTest passes the one CMake found and checked (FP8ATTN_CUOBJDUMP, with NVDISASM_PATH
+# for the nvdisasm that `cuobjdump -sass` runs); by hand, PATH and the toolkit are searched.
+cuobjdump=${FP8ATTN_CUOBJDUMP:-$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null)}
 if [ -z "$cuobjdump" ]; then
-    echo "FAIL: cuobjdump not found (pip install nvidia-cuda-cuobjdump, or set FP8ATTN_CUOBJDUMP)"
+    echo "FAIL: cuobjdump not found (run scripts/deps.sh, or set FP8ATTN_CUOBJDUMP)"
     exit 1
 fi
 
@@ -43,8 +32,16 @@ d = json.load(open(sys.argv[1]))
 print("\n".join(sorted({k["symbol"] for k in d["kernels"] if k["variant"] == "mma"})))' "$res")
 if [ -z "$kernels" ]; then echo "FAIL: no mma kernels listed by fp8attn resources"; exit 1; fi
 fi
+err=$(mktemp)
+trap 'rm -f "$res" "$err"' EXIT
 for k in $kernels; do
-    n=$("$cuobjdump" -sass -arch sm_89 -fun "$k" "$bin" 2>/dev/null | grep -c 'QMMA.16832.F32.E4M3.E4M3')
+    # a failing cuobjdump (e.g. no nvdisasm beside it) fails the test with its own message
+    if ! sass=$("$cuobjdump" -sass -arch sm_89 -fun "$k" "$bin" 2>"$err"); then
+        echo "FAIL: $cuobjdump -sass -arch sm_89 -fun $k failed: $(cat "$err")"
+        fail=1
+        continue
+    fi
+    n=$(echo "$sass" | grep -c 'QMMA.16832.F32.E4M3.E4M3')
     if [ "$n" -gt 0 ]; then
         echo "PASS: $k sm_89 SASS has $n QMMA.16832.F32.E4M3.E4M3"
     else
