@@ -48,11 +48,13 @@ fi
 # ---- Debian packages ------------------------------------------------------------------------
 version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -1)" = "$2" ]; }
 
-jansson_ok() {
-    local d
-    for d in /usr/include /usr/local/include /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu; do
-        [ -f "$d/jansson.h" ] || continue
-        ls /usr/lib/*/libjansson.a /usr/lib/libjansson.a /usr/local/lib/libjansson.a >/dev/null 2>&1 && return 0
+jansson_ok() { # jansson.h and the static library (the tool links it statically)
+    local h a
+    for h in /usr/include/jansson.h /usr/local/include/jansson.h; do
+        [ -f "$h" ] || continue
+        for a in /usr/lib/*/libjansson.a /usr/lib/libjansson.a /usr/local/lib/libjansson.a; do
+            [ -f "$a" ] && return 0
+        done
     done
     return 1
 }
