@@ -4,8 +4,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "../internal.h"
-#include "kernels.h"
+#include "../../internal.h"
+#include "../kernels.h"
 
 #define MMA_DECLARE(NAME)                                                                   \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_mma_entry_##NAME(void);                \

@@ -6,9 +6,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-#include "../internal.h"
-#include "common.cuh"
-#include "kernels.h"
+#include "../../internal.h"
+#include "../common.cuh"
+#include "../kernels.h"
 
 #define REF_WARPS 4
 

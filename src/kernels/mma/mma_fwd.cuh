@@ -34,10 +34,10 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-#include "../internal.h"
-#include "common.cuh"
-#include "kernels.h"
-#include "ptx.cuh"
+#include "../../internal.h"
+#include "../common.cuh"
+#include "../kernels.h"
+#include "../ptx.cuh"
 
 template <int D_, int WARPS_, int MT_, int BN_, bool Q_IN_REGS_, bool SPLIT_KV_>
 struct mma_config {
