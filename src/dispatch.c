@@ -14,6 +14,9 @@ static const fp8attn_variant_t *const k_variants[] = {
     &fp8attn_variant_mma,
     &fp8attn_variant_mma_m64,
     &fp8attn_variant_mma_m128,
+#ifdef FP8ATTN_HAVE_WGMMA
+    &fp8attn_variant_wgmma,
+#endif
 };
 #define N_VARIANTS ((int)(sizeof k_variants / sizeof k_variants[0]))
 
@@ -193,6 +196,9 @@ fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t str
 static const fp8attn_kernel_entry_t *(*const k_families[])(int) = {
     fp8attn_reference_gpu_kernel,
     fp8attn_mma_kernel,
+#ifdef FP8ATTN_HAVE_WGMMA
+    fp8attn_wgmma_kernel,
+#endif
 };
 #define N_FAMILIES ((int)(sizeof k_families / sizeof k_families[0]))
 

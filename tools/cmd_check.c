@@ -43,6 +43,8 @@
  *    see few keys have |o| up to ~3), lse 1e-4 (the LSE comes from fp32 sums of unrounded P).
  *  mma-m64, mma-m128: the two tile sizes "mma" picks from; the same arithmetic (P rounded to E4M3
  *    x 2^8, fp32 accumulation), so the same gates.
+ *  wgmma (P rounded to E4M3 x 2^8 as in mma; QGMMA accumulates in fp32 with a reduced-precision
+ *    adder): provisional 0.030, tighter than mma's; set from its matrix run (docs/GATES.md).
  * A variant missing from the table gets the mma row (the loosest) and a note on stderr. */
 typedef struct {
     const char *variant;
@@ -54,6 +56,7 @@ static const kernel_gates_t k_kernel_gates[] = {
     {"mma", 0.035, 0.15, 1e-4},
     {"mma-m64", 0.035, 0.15, 1e-4},
     {"mma-m128", 0.035, 0.15, 1e-4},
+    {"wgmma", 0.030, 0.15, 1e-4},
 };
 
 #define N_KERNEL_GATES (sizeof k_kernel_gates / sizeof k_kernel_gates[0])
@@ -75,7 +78,7 @@ static const kernel_gates_t *kernel_gates_for(const char *variant, warned_t *war
     for (w = 0; w < warned->n && strcmp(warned->names[w], variant); w++) continue;
     if (w == warned->n) {
         fprintf(stderr, "fp8attn check: warning: no kernel gates recorded for variant '%s' "
-                "(recorded: reference-gpu, mma, mma-m64, mma-m128): using those of mma; set them with "
+                "(recorded: reference-gpu, mma, mma-m64, mma-m128, wgmma): using those of mma; set them with "
                 "--kernel-max-rel-rmse, --kernel-max-abs, --kernel-max-lse-abs\n", variant);
         if (warned->n < (int)(sizeof warned->names / sizeof warned->names[0]))
             snprintf(warned->names[warned->n++], sizeof warned->names[0], "%s", variant);

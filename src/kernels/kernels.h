@@ -39,6 +39,7 @@ extern const fp8attn_variant_t fp8attn_variant_reference_gpu;
 extern const fp8attn_variant_t fp8attn_variant_mma;
 extern const fp8attn_variant_t fp8attn_variant_mma_m64;
 extern const fp8attn_variant_t fp8attn_variant_mma_m128;
+extern const fp8attn_variant_t fp8attn_variant_wgmma; /* only in builds with sm_90a */
 
 /* One compiled __global__ kernel and the launch configuration its family uses for it. */
 typedef struct fp8attn_kernel_entry {
@@ -53,6 +54,7 @@ typedef struct fp8attn_kernel_entry {
 /* Each family lists its kernels (NULL past the end); dispatch.c concatenates the lists. */
 const fp8attn_kernel_entry_t *fp8attn_reference_gpu_kernel(int index);
 const fp8attn_kernel_entry_t *fp8attn_mma_kernel(int index);
+const fp8attn_kernel_entry_t *fp8attn_wgmma_kernel(int index);
 
 /* Shared by the families' supports(): FP8ATTN_OK if this build has machine code for the device
  * (see dispatch.c); `who` names the caller in the message. */

@@ -1,0 +1,73 @@
+/* The wgmma family's compile-time tile configuration, its shared-memory plan, and the one flat
+ * parameter struct every kernel of the family receives (tensor maps + the problem's scalars). */
+#ifndef FP8ATTN_WGMMA_CONFIG_CUH
+#define FP8ATTN_WGMMA_CONFIG_CUH
+
+#include <cuda.h>
+#include <stdint.h>
+
+#include "fp8attn.h"
+
+/* Block of 3 warpgroups: warpgroup 0 is the producer (warp 0 issues the TMA loads, warps 1-3
+ * transpose V), warpgroups 1 and 2 are consumers of 64 query rows each (BM = 128 rows).
+ *   D       head dim (64, 128, 256)
+ *   BN      keys per tile (a multiple of 64)
+ *   STAGES  depth of the K / V / V^T rings */
+template <int D_, int BN_, int STAGES_>
+struct wg_config {
+    static constexpr int D = D_;
+    static constexpr int BN = BN_;
+    static constexpr int STAGES = STAGES_;
+    static constexpr int CONSUMERS = 2;
+    static constexpr int BM = 64 * CONSUMERS;
+    static constexpr int THREADS = 128 * (CONSUMERS + 1);
+    static constexpr int TRANSPOSERS = 96; /* producer warps 1-3 */
+    /* register split after setmaxnreg: 128 x (PRODUCER + 2 x CONSUMER) <= 64K */
+    static constexpr int PRODUCER_REGS = 40;
+    static constexpr int CONSUMER_REGS = 232;
+
+    /* Swizzle widths: rows of Q, K and raw V run along D; rows of V^T run along the keys. A
+     * K-major operand is stored as column blocks of SW bytes (SW = 128 where the row is long
+     * enough, else 64), each block [rows][SW] with the hardware swizzle of that width. */
+    static constexpr int SW_D = D >= 128 ? 128 : 64;
+    static constexpr int SW_N = BN >= 128 ? 128 : 64;
+
+    static constexpr int Q_BYTES = BM * D;
+    static constexpr int KV_BYTES = BN * D; /* one K, V or V^T tile */
+
+    /* shared memory, every tile 1024-byte aligned (the 128-byte swizzle's period) */
+    static constexpr int OFF_Q = 0;
+    static constexpr int OFF_K = OFF_Q + Q_BYTES;
+    static constexpr int OFF_V = OFF_K + STAGES * KV_BYTES;
+    static constexpr int OFF_VT = OFF_V + STAGES * KV_BYTES;
+    static constexpr int OFF_BAR = OFF_VT + STAGES * KV_BYTES;
+    /* barriers: q_full, then per stage k_full, k_empty, v_full, v_empty, vt_full, vt_empty */
+    static constexpr int N_BARS = 1 + 6 * STAGES;
+    static constexpr int SMEM_USED = OFF_BAR + 8 * N_BARS;
+    static constexpr int SMEM_BYTES = SMEM_USED + 1024; /* slack to align the dynamic base */
+
+    static_assert(D == 64 || D == 128 || D == 256, "head dim");
+    static_assert(BN % 64 == 0 && BN <= 256, "BN: a multiple of 64, at most 256");
+    static_assert(STAGES >= 2, "at least two stages");
+    static_assert(Q_BYTES % 1024 == 0 && KV_BYTES % 1024 == 0, "1024-byte aligned tiles");
+};
+
+/* Everything a kernel reads, in one flat struct passed by value as a __grid_constant__ parameter
+ * (the tensor maps must live in parameter/constant space for TMA). Built on the host per call by
+ * tensor_maps.cu from fp8attn_params_t. */
+struct wgmma_params {
+    CUtensorMap tm_q; /* [batch][h_q][seqlen_q][D] E4M3, box (SW_D, BM) */
+    CUtensorMap tm_k; /* [batch][h_kv][seqlen_k][D], box (SW_D, BN) */
+    CUtensorMap tm_v; /* same for V */
+    int32_t batch, h_q, h_kv, seqlen_q, seqlen_k;
+    int32_t heads_per_kv; /* h_q / h_kv */
+    int32_t causal, out_bf16;
+    int32_t n_q_tiles; /* ceil(seqlen_q / BM) */
+    float scale_log2;  /* softmax_scale * log2(e) */
+    void *o;           /* uint16_t elements */
+    float *lse;        /* NULL: not written */
+    fp8attn_strides_t o_stride;
+    fp8attn_descale_t q_descale, k_descale, v_descale;
+};
+
+#endif

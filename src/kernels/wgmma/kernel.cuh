@@ -1,0 +1,107 @@
+/* The wgmma kernel: one block of 3 warpgroups per (query tile of BM rows, query head, batch).
+ *   warpgroup 0, warp 0     load.cuh         TMA loads of Q, K, V into the stage ring
+ *   warpgroup 0, warps 1-3  transpose_v.cuh  V -> V^T in shared memory, per stage
+ *   warpgroups 1, 2         mainloop.cuh     S = Q.K^T, mask, softmax, O += P.V (wgmma)
+ *                           epilogue.cuh     O, LSE to global memory
+ * Registers move from the producer to the consumers with setmaxnreg. Included by one small file
+ * per instance (wgmma_hd<D>.cu), which also defines the host-side launch. */
+#ifndef FP8ATTN_WGMMA_KERNEL_CUH
+#define FP8ATTN_WGMMA_KERNEL_CUH
+
+#include <cuda_runtime.h>
+
+#include "../../internal.h"
+#include "../kernels.h"
+#include "mainloop.cuh"
+#include "transpose_v.cuh"
+#include "wgmma_host.h"
+
+/* Scheduling switches (see mainloop.cuh), on by default; a build may set them to 0 for A/B
+ * measurements (CMake: -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_PINGPONG=0"). */
+#ifndef WGMMA_OVERLAP
+#define WGMMA_OVERLAP 1
+#endif
+#ifndef WGMMA_PINGPONG
+#define WGMMA_PINGPONG 1
+#endif
+
+template <class C, bool OVERLAP, bool PINGPONG>
+__device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
+{
+    extern __shared__ __align__(1024) uint8_t smem[];
+    const uint32_t base = (smem_addr(smem) + 1023u) & ~1023u;
+    const wg_smem<C> sm = {base + C::OFF_Q, base + C::OFF_K, base + C::OFF_V, base + C::OFF_VT,
+                           base + C::OFF_BAR};
+    const wg_tile t = schedule_tile<C>(p);
+    const int tid = threadIdx.x, wg = tid >> 7;
+    if (tid == 0) {
+        prefetch_tensormap(&p.tm_q);
+        prefetch_tensormap(&p.tm_k);
+        prefetch_tensormap(&p.tm_v);
+        init_barriers<C>(sm);
+    }
+    __syncthreads();
+    if (wg == 0) {
+        setmaxnreg_dec<C::PRODUCER_REGS>();
+        const int warp = tid >> 5, lane = tid & 31;
+        if (warp == 0) {
+            if (lane == 0) load_tiles<C>(p, sm, t);
+        } else {
+            transpose_tiles<C>(sm, t, warp - 1, lane);
+        }
+    } else {
+        setmaxnreg_inc<C::CONSUMER_REGS>();
+        consume<C, OVERLAP, PINGPONG>(p, sm, t, wg - 1, tid & 127);
+    }
+}
+
+/* Host side of one instance: grid, shared memory, launch. */
+template <class C>
+static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8attn_params_t *p,
+                                     fp8attn_stream_t stream)
+{
+    wgmma_params wp;
+    fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, C::SW_D, &wp);
+    if (st != FP8ATTN_OK) return st;
+    const int64_t grid = (int64_t)wp.n_q_tiles * p->h_q * p->batch;
+    void *args[] = {(void *)&wp};
+    cudaError_t e = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         C::SMEM_BYTES);
+    if (e == cudaSuccess)
+        e = cudaLaunchKernel(k->func, dim3((unsigned)grid), dim3(C::THREADS), args, C::SMEM_BYTES,
+                             (cudaStream_t)stream);
+    if (e != cudaSuccess)
+        return fp8attn_fail(FP8ATTN_ERR_CUDA, "wgmma: launching %s: %s", k->symbol,
+                            cudaGetErrorString(e));
+    return FP8ATTN_OK;
+}
+
+/* Defines kernel fp8attn_wgmma_<NAME> for configuration CFG (its body exists only in the sm_90a
+ * image), its table entry fp8attn_wgmma_entry_<NAME>() and launcher fp8attn_wgmma_launch_<NAME>. */
+#define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, OVERLAP, PINGPONG)                                      \
+    extern "C" __global__ void __launch_bounds__(CFG::THREADS, 1)                                 \
+        fp8attn_wgmma_##NAME(const __grid_constant__ wgmma_params p)                              \
+    {                                                                                             \
+        WGMMA_KERNEL_BODY((wgmma_fwd<CFG, OVERLAP, PINGPONG>(p)))                                 \
+    }                                                                                             \
+    extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME(void)                     \
+    {                                                                                             \
+        static const fp8attn_kernel_entry_t e = {"wgmma", "fp8attn_wgmma_" #NAME, CFG::D,         \
+                                                 CFG::THREADS, CFG::SMEM_BYTES,                   \
+                                                 (const void *)fp8attn_wgmma_##NAME};             \
+        return &e;                                                                                \
+    }                                                                                             \
+    extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p,            \
+                                                             fp8attn_stream_t s)                  \
+    {                                                                                             \
+        return wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, s);                             \
+    }
+
+/* The kernel body is compiled only where wgmma and setmaxnreg exist (the sm_90a pass). */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ != 900 || !defined(__CUDA_ARCH_FEAT_SM90_ALL))
+#define WGMMA_KERNEL_BODY(x) __trap();
+#else
+#define WGMMA_KERNEL_BODY(x) x;
+#endif
+
+#endif

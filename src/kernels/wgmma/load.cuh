@@ -1,0 +1,77 @@
+/* Producer, warp 0 of warpgroup 0 (one thread): the TMA loads and their mbarrier ring.
+ *   Q        once, [BM][D], signalled on q_full
+ *   K_j, V_j tile j of BN keys into stage j % STAGES, signalled on k_full / v_full; a stage is
+ *            reused once k_empty (the consumers' S = Q.K^T of the tile that held it is done) and
+ *            v_empty (the transposer has read its V) say so.
+ * Rows past seqlen_q / seqlen_k are zero-filled by TMA and never read from global memory. Each
+ * tile is D / SW_D boxes of SW_D bytes x rows (the swizzle limits a box row to SW_D bytes). */
+#ifndef FP8ATTN_WGMMA_LOAD_CUH
+#define FP8ATTN_WGMMA_LOAD_CUH
+
+#include "config.cuh"
+#include "ptx_sm90.cuh"
+#include "scheduler.cuh"
+
+/* Shared-memory addresses of one block's tiles and barriers. */
+template <class C>
+struct wg_smem {
+    uint32_t q, k, v, vt, bar;
+    __device__ __forceinline__ uint32_t k_tile(int s) const { return k + s * C::KV_BYTES; }
+    __device__ __forceinline__ uint32_t v_tile(int s) const { return v + s * C::KV_BYTES; }
+    __device__ __forceinline__ uint32_t vt_tile(int s) const { return vt + s * C::KV_BYTES; }
+    __device__ __forceinline__ uint32_t q_full() const { return bar; }
+    __device__ __forceinline__ uint32_t k_full(int s) const { return bar + 8 * (1 + 6 * s); }
+    __device__ __forceinline__ uint32_t k_empty(int s) const { return bar + 8 * (2 + 6 * s); }
+    __device__ __forceinline__ uint32_t v_full(int s) const { return bar + 8 * (3 + 6 * s); }
+    __device__ __forceinline__ uint32_t v_empty(int s) const { return bar + 8 * (4 + 6 * s); }
+    __device__ __forceinline__ uint32_t vt_full(int s) const { return bar + 8 * (5 + 6 * s); }
+    __device__ __forceinline__ uint32_t vt_empty(int s) const { return bar + 8 * (6 + 6 * s); }
+};
+
+/* Arrival counts: TMA barriers get one arrive (with the byte count) per phase; the consumers
+ * release a stage with one arrive per consumer warp; the transposer with one per thread. */
+template <class C>
+__device__ __forceinline__ void init_barriers(const wg_smem<C> &sm)
+{
+    mbar_init(sm.q_full(), 1);
+    for (int s = 0; s < C::STAGES; s++) {
+        mbar_init(sm.k_full(s), 1);
+        mbar_init(sm.k_empty(s), 4 * C::CONSUMERS);
+        mbar_init(sm.v_full(s), 1);
+        mbar_init(sm.v_empty(s), C::TRANSPOSERS);
+        mbar_init(sm.vt_full(s), C::TRANSPOSERS);
+        mbar_init(sm.vt_empty(s), 4 * C::CONSUMERS);
+    }
+    fence_mbarrier_init();
+}
+
+/* One [rows][D] tile: D / SW_D boxes, box c to tile + c * rows * SW_D. */
+template <class C, int ROWS>
+__device__ __forceinline__ void tma_tile(uint32_t dst, const CUtensorMap *map, uint32_t bar, int row0,
+                                         int head, int batch)
+{
+#pragma unroll
+    for (int c = 0; c < C::D / C::SW_D; c++)
+        tma_load_4d(dst + c * ROWS * C::SW_D, map, bar, c * C::SW_D, row0, head, batch);
+}
+
+template <class C>
+__device__ __forceinline__ void load_tiles(const wgmma_params &p, const wg_smem<C> &sm,
+                                           const wg_tile &t)
+{
+    if (t.n_kt == 0) return; /* nothing to compute: no copy may outlive the block */
+    mbar_arrive_expect_tx(sm.q_full(), C::Q_BYTES);
+    tma_tile<C, C::BM>(sm.q, &p.tm_q, sm.q_full(), t.q0, t.hq, t.b);
+    for (int j = 0; j < t.n_kt; j++) {
+        const int s = j % C::STAGES;
+        const uint32_t ph = (uint32_t)(j / C::STAGES) & 1;
+        mbar_wait(sm.k_empty(s), ph ^ 1); /* first pass: a fresh barrier, returns at once */
+        mbar_arrive_expect_tx(sm.k_full(s), C::KV_BYTES);
+        tma_tile<C, C::BN>(sm.k_tile(s), &p.tm_k, sm.k_full(s), j * C::BN, t.hk, t.b);
+        mbar_wait(sm.v_empty(s), ph ^ 1);
+        mbar_arrive_expect_tx(sm.v_full(s), C::KV_BYTES);
+        tma_tile<C, C::BN>(sm.v_tile(s), &p.tm_v, sm.v_full(s), j * C::BN, t.hk, t.b);
+    }
+}
+
+#endif

@@ -1,0 +1,151 @@
+/* Consumer warpgroups: the main loop over key tiles (S = Q.K^T, mask, online softmax, O += P.V)
+ * and the hand-off of each stage back to the producer.
+ *
+ * OVERLAP (intra-warpgroup): tile j's S = Q.K_j^T and tile j-1's O += P_{j-1}.V_{j-1} are issued
+ * as two wgmma batches back to back; the softmax of tile j runs while the P.V batch is still on
+ * the tensor cores, and O is rescaled only once that batch is done.
+ * PINGPONG (inter-warpgroup, needs OVERLAP): the two consumers take turns issuing their batches,
+ * ordered by two named barriers, so one's softmax runs under the other's GEMMs. */
+#ifndef FP8ATTN_WGMMA_MAINLOOP_CUH
+#define FP8ATTN_WGMMA_MAINLOOP_CUH
+
+#include "../common.cuh"
+#include "epilogue.cuh"
+#include "gemm.cuh"
+#include "load.cuh"
+#include "mask.cuh"
+#include "softmax.cuh"
+
+/* Named barriers 1 and 2 (0 is __syncthreads): consumer c waits on 1 + c before issuing, then
+ * lets the other one go. 256 = both consumers' threads (128 sync + 128 arrive). */
+template <bool PINGPONG>
+__device__ __forceinline__ void turn_wait(int c)
+{
+    if (PINGPONG) named_bar_sync(1 + c, 256);
+}
+template <bool PINGPONG>
+__device__ __forceinline__ void turn_pass(int c)
+{
+    if (PINGPONG) named_bar_arrive(2 - c, 256);
+}
+
+/* One arrive per consumer warp, once the warp's wgmma reads of the stage are complete. */
+__device__ __forceinline__ void release(uint32_t bar, int lane)
+{
+    __syncwarp();
+    if (lane == 0) mbar_arrive(bar);
+}
+
+template <class C, bool OVERLAP, bool PINGPONG>
+__device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
+                                        int c, int wtid)
+{
+    static_assert(OVERLAP || !PINGPONG, "ping-pong needs the overlapped schedule");
+    const int w = wtid >> 5, lane = wtid & 31, tq = lane & 3;
+    const int row_lo = t.q0 + 64 * c;             /* first row of this warpgroup */
+    const int row_g = row_lo + 16 * w + (lane >> 2); /* this lane's rows: row_g, row_g + 8 */
+    const float sl2 = p.scale_log2 * load_descale(p.q_descale, t.b, t.hq) *
+                      load_descale(p.k_descale, t.b, t.hk);
+
+    float o[C::D / 2];
+#pragma unroll
+    for (int i = 0; i < C::D / 2; i++) o[i] = 0.0f;
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
+    /* S is declared afresh for each tile: the wgmma that fills it (scale_d 0) then has no input
+     * value, so ptxas does not see the previous tile's softmax (FFMA/MUFU) defining the
+     * accumulator of the next wgmma, which made it wait for every batch before the softmax. */
+    uint32_t pa[C::BN / 32][4];
+    const int n = t.n_kt;
+
+    if (n > 0) {
+        mbar_wait(sm.q_full(), 0);
+        if (!OVERLAP) {
+            for (int j = 0; j < n; j++) {
+                const int st = j % C::STAGES;
+                const uint32_t ph = (uint32_t)(j / C::STAGES) & 1;
+                mbar_wait(sm.k_full(st), ph);
+                float s[C::BN / 2];
+                wgmma_fence();
+                issue_qk<C>(s, sm.q, sm.k_tile(st), c);
+                wgmma_commit();
+                wgmma_wait<0>();
+                reg_fence(s);
+                release(sm.k_empty(st), lane);
+                if (tile_needs_mask<C>(j * C::BN, row_lo, p.seqlen_k, p.causal, t.diag))
+                    apply_mask<C>(s, j * C::BN, row_g, tq, p.seqlen_k, p.causal, t.diag);
+                softmax_tile(s, m, l, sl2, alpha);
+                rescale_o(o, alpha);
+                pack_p(s, pa);
+                mbar_wait(sm.vt_full(st), ph);
+                wgmma_fence();
+                issue_pv<C>(o, pa, sm.vt_tile(st));
+                wgmma_commit();
+                wgmma_wait<0>();
+                reg_fence(o);
+                reg_fence(pa);
+                release(sm.vt_empty(st), lane);
+            }
+        } else {
+            if (PINGPONG && c == 1) turn_pass<true>(c); /* consumer 0 goes first */
+            /* tile 0: S only */
+            mbar_wait(sm.k_full(0), 0);
+            float s0[C::BN / 2];
+            turn_wait<PINGPONG>(c);
+            wgmma_fence();
+            issue_qk<C>(s0, sm.q, sm.k_tile(0), c);
+            wgmma_commit();
+            turn_pass<PINGPONG>(c);
+            wgmma_wait<0>();
+            reg_fence(s0);
+            release(sm.k_empty(0), lane);
+            if (tile_needs_mask<C>(0, row_lo, p.seqlen_k, p.causal, t.diag))
+                apply_mask<C>(s0, 0, row_g, tq, p.seqlen_k, p.causal, t.diag);
+            softmax_tile(s0, m, l, sl2, alpha);
+            pack_p(s0, pa);
+            for (int j = 1; j < n; j++) {
+                const int st = j % C::STAGES, sp = (j - 1) % C::STAGES;
+                const uint32_t ph = (uint32_t)(j / C::STAGES) & 1;
+                const uint32_t pp = (uint32_t)((j - 1) / C::STAGES) & 1;
+                mbar_wait(sm.k_full(st), ph);
+                mbar_wait(sm.vt_full(sp), pp);
+                float s[C::BN / 2];
+                turn_wait<PINGPONG>(c);
+                wgmma_fence();
+                issue_qk<C>(s, sm.q, sm.k_tile(st), c);
+                wgmma_commit();
+                issue_pv<C>(o, pa, sm.vt_tile(sp));
+                wgmma_commit();
+                turn_pass<PINGPONG>(c);
+                wgmma_wait<1>(); /* S_j done; P_{j-1}.V_{j-1} may still run */
+                reg_fence(s);
+                release(sm.k_empty(st), lane);
+                if (tile_needs_mask<C>(j * C::BN, row_lo, p.seqlen_k, p.causal, t.diag))
+                    apply_mask<C>(s, j * C::BN, row_g, tq, p.seqlen_k, p.causal, t.diag);
+                softmax_tile(s, m, l, sl2, alpha);
+                reg_fence(s); /* keeps the softmax ahead of the wait: it must run under P.V */
+                reg_fence(l);
+                wgmma_wait<0>();
+                reg_fence(o);
+                reg_fence(pa);
+                release(sm.vt_empty(sp), lane);
+                rescale_o(o, alpha);
+                pack_p(s, pa);
+            }
+            /* the last tile's P.V */
+            const int sl = (n - 1) % C::STAGES;
+            mbar_wait(sm.vt_full(sl), (uint32_t)((n - 1) / C::STAGES) & 1);
+            turn_wait<PINGPONG>(c);
+            wgmma_fence();
+            issue_pv<C>(o, pa, sm.vt_tile(sl));
+            wgmma_commit();
+            if (c == 0) turn_pass<PINGPONG>(c); /* consumer 1's last pass would be left over */
+            wgmma_wait<0>();
+            reg_fence(o);
+            reg_fence(pa);
+            release(sm.vt_empty(sl), lane);
+        }
+    }
+    write_output(p, o, m, l, t.b, t.hq, t.hk, row_g, tq);
+}
+
+#endif

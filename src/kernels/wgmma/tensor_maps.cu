@@ -1,0 +1,132 @@
+/* Host side of the wgmma family: the TMA tensor maps of Q, K and V, built for each call from the
+ * params' pointers and strides, and the rest of the flat kernel parameters (config.cuh).
+ *
+ * A tensor is described to TMA as 4-D, innermost first: (head_dim, tokens, heads, batch) with the
+ * byte strides of the view, so BHSD, BSHD, packed and sliced layouts all work and rows past the
+ * sequence are zero-filled by the copy engine without being read. cuTensorMapEncodeTiled is a
+ * driver API function; it is reached through cudaGetDriverEntryPointByVersion so that the library
+ * links only the static CUDA runtime. */
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include "../../internal.h"
+#include "../common.cuh"
+#include "config.cuh"
+#include "wgmma_host.h"
+
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/* The driver's cuTensorMapEncodeTiled, looked up once (a race looks it up twice, harmlessly). */
+static fp8attn_status_t encoder(encode_tiled_fn *fn)
+{
+    static encode_tiled_fn cached = NULL;
+    encode_tiled_fn f = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+    if (!f) {
+        void *ptr = NULL;
+        cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ptr, 12000,
+                                                         cudaEnableDefault, &q);
+        if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !ptr)
+            return fp8attn_fail(FP8ATTN_ERR_CUDA,
+                                "wgmma: the driver has no cuTensorMapEncodeTiled (%s)",
+                                e != cudaSuccess ? cudaGetErrorString(e) : "symbol not found");
+        f = (encode_tiled_fn)ptr;
+        __atomic_store_n(&cached, f, __ATOMIC_RELEASE);
+    }
+    *fn = f;
+    return FP8ATTN_OK;
+}
+
+/* Byte strides of the (tokens, heads, batch) dimensions as TMA gets them. A dimension of extent 1
+ * is never stepped over, so its stride is replaced by one TMA accepts (the span of the dimensions
+ * inside it); the others are the view's own (validated: multiples of 16). */
+static void tma_strides(const fp8attn_strides_t *s, int d, int tokens, int heads, int batch,
+                        cuuint64_t out[3])
+{
+    out[0] = tokens > 1 ? (cuuint64_t)s->token : (cuuint64_t)d;
+    out[1] = heads > 1 ? (cuuint64_t)s->head : out[0] * (cuuint64_t)tokens;
+    out[2] = batch > 1 ? (cuuint64_t)s->batch : out[1] * (cuuint64_t)heads;
+}
+
+fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p)
+{
+    const struct {
+        const char *name;
+        const fp8attn_strides_t *s;
+        int tokens, heads;
+    } t[3] = {{"q_stride", &p->q_stride, p->seqlen_q, p->h_q},
+              {"k_stride", &p->k_stride, p->seqlen_k, p->h_kv},
+              {"v_stride", &p->v_stride, p->seqlen_k, p->h_kv}};
+    static const char *const dim[3] = {"token", "head", "batch"};
+    for (int i = 0; i < 3; i++) {
+        cuuint64_t st[3];
+        tma_strides(t[i].s, p->head_dim, t[i].tokens, t[i].heads, p->batch, st);
+        for (int k = 0; k < 3; k++)
+            if (st[k] == 0 || st[k] >= ((cuuint64_t)1 << 40))
+                return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                                    "wgmma: params->%s.%s = %llu: TMA needs a stride in (0, 2^40) "
+                                    "bytes (use mma)",
+                                    t[i].name, dim[k], (unsigned long long)st[k]);
+    }
+    return FP8ATTN_OK;
+}
+
+static fp8attn_status_t make_map(encode_tiled_fn encode, CUtensorMap *map, const char *name,
+                                 const uint8_t *ptr, const fp8attn_strides_t *s, int d, int tokens,
+                                 int heads, int batch, int box_cols, int box_rows)
+{
+    const cuuint64_t dims[4] = {(cuuint64_t)d, (cuuint64_t)tokens, (cuuint64_t)heads,
+                                (cuuint64_t)batch};
+    cuuint64_t strides[3];
+    const cuuint32_t box[4] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows, 1, 1};
+    const cuuint32_t elem[4] = {1, 1, 1, 1};
+    tma_strides(s, d, tokens, heads, batch, strides);
+    CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 4, (void *)ptr, dims, strides, box,
+                        elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                        box_cols == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return fp8attn_fail(FP8ATTN_ERR_CUDA,
+                            "wgmma: cuTensorMapEncodeTiled(params->%s) failed (CUresult %d): dims "
+                            "(%d, %d, %d, %d), byte strides (%llu, %llu, %llu)",
+                            name, (int)r, d, tokens, heads, batch,
+                            (unsigned long long)strides[0], (unsigned long long)strides[1],
+                            (unsigned long long)strides[2]);
+    return FP8ATTN_OK;
+}
+
+fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,
+                                           struct wgmma_params *out)
+{
+    encode_tiled_fn encode;
+    fp8attn_status_t st = encoder(&encode);
+    if (st != FP8ATTN_OK) return st;
+    if ((st = make_map(encode, &out->tm_q, "q", p->q, &p->q_stride, p->head_dim, p->seqlen_q,
+                       p->h_q, p->batch, sw_d, bm)) != FP8ATTN_OK ||
+        (st = make_map(encode, &out->tm_k, "k", p->k, &p->k_stride, p->head_dim, p->seqlen_k,
+                       p->h_kv, p->batch, sw_d, bn)) != FP8ATTN_OK ||
+        (st = make_map(encode, &out->tm_v, "v", p->v, &p->v_stride, p->head_dim, p->seqlen_k,
+                       p->h_kv, p->batch, sw_d, bn)) != FP8ATTN_OK)
+        return st;
+    out->batch = p->batch;
+    out->h_q = p->h_q;
+    out->h_kv = p->h_kv;
+    out->seqlen_q = p->seqlen_q;
+    out->seqlen_k = p->seqlen_k;
+    out->heads_per_kv = p->h_q / p->h_kv;
+    out->causal = p->causal ? 1 : 0;
+    out->out_bf16 = p->out_type == FP8ATTN_OUT_BF16;
+    out->n_q_tiles = (p->seqlen_q + bm - 1) / bm;
+    out->scale_log2 = fp8attn_effective_scale(p) * FP8ATTN_LOG2E;
+    out->o = p->o;
+    out->lse = p->lse;
+    out->o_stride = p->o_stride;
+    out->q_descale = p->q_descale;
+    out->k_descale = p->k_descale;
+    out->v_descale = p->v_descale;
+    return FP8ATTN_OK;
+}

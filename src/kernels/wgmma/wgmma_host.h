@@ -1,0 +1,20 @@
+/* Host-side pieces of the wgmma family shared by its files: the per-call kernel parameters
+ * (tensor maps built from fp8attn_params_t) and the checks TMA needs. */
+#ifndef FP8ATTN_WGMMA_HOST_H
+#define FP8ATTN_WGMMA_HOST_H
+
+#include "fp8attn.h"
+
+struct wgmma_params;
+
+/* FP8ATTN_OK if every Q/K/V stride TMA will see is one it can encode (checked without the
+ * driver: nonzero where the extent is > 1 and below 2^40 bytes); else NOT_SUPPORTED naming it. */
+fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p);
+
+/* Fills *out for a kernel with BM query rows and BN keys per tile whose Q/K/V boxes are sw_d
+ * bytes wide: the three tensor maps (cuTensorMapEncodeTiled through the runtime's driver entry
+ * point, so nothing links libcuda) and the scalars. No allocation, no synchronisation. */
+fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,
+                                           struct wgmma_params *out);
+
+#endif

@@ -1,0 +1,113 @@
+/* Variant "wgmma": which problems the Hopper kernels run (E4M3 inputs on sm_90 with this build's
+ * sm_90a image, strides TMA can encode) and which instance (one per head dim, wgmma_hd<D>.cu)
+ * runs them. */
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "../../internal.h"
+#include "../kernels.h"
+#include "wgmma_host.h"
+
+#define WGMMA_DECLARE(NAME)                                                                 \
+    extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME(void);              \
+    extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p,      \
+                                                            fp8attn_stream_t s);
+WGMMA_DECLARE(hd64)
+WGMMA_DECLARE(hd128)
+WGMMA_DECLARE(hd256)
+
+typedef struct {
+    const fp8attn_kernel_entry_t *(*entry)(void);
+    fp8attn_status_t (*launch)(const fp8attn_params_t *p, fp8attn_stream_t s);
+} wgmma_instance_t;
+
+static const wgmma_instance_t k_instances[] = {
+    {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_launch_hd64},
+    {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_launch_hd128},
+    {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_launch_hd256},
+};
+#define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
+
+extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_kernel(int index)
+{
+    return (index >= 0 && index < N_INSTANCES) ? k_instances[index].entry() : NULL;
+}
+
+/* The instance for the problem, or NULL with *st saying why none can run it here. */
+static const wgmma_instance_t *pick(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
+                                    fp8attn_status_t *st)
+{
+    *st = FP8ATTN_OK;
+    if (p->in_format != FP8ATTN_FORMAT_E4M3) {
+        *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                           "wgmma: in_format = %d: only E4M3 inputs (use reference-gpu for E5M2)",
+                           (int)p->in_format);
+        return NULL;
+    }
+    if (dev->cc_major != 9 || dev->cc_minor != 0) {
+        *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                           "wgmma: needs an sm_90 (Hopper) GPU, device is sm_%d%d (use mma)",
+                           dev->cc_major, dev->cc_minor);
+        return NULL;
+    }
+    if ((*st = fp8attn_check_arch(dev, "wgmma")) != FP8ATTN_OK) return NULL;
+    /* tiles are indexed in int32: a tile start plus its size must not wrap */
+    if (p->seqlen_q > INT32_MAX - 256 || p->seqlen_k > INT32_MAX - 256) {
+        *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                           "wgmma: params->seqlen_q = %d, params->seqlen_k = %d: each must be <= "
+                           "%d for this kernel (use reference-gpu)",
+                           p->seqlen_q, p->seqlen_k, INT32_MAX - 256);
+        return NULL;
+    }
+    if ((*st = fp8attn_wgmma_check_strides(p)) != FP8ATTN_OK) return NULL;
+    for (int i = 0; i < N_INSTANCES; i++) {
+        const fp8attn_kernel_entry_t *k = k_instances[i].entry();
+        if (k->head_dim != p->head_dim) continue;
+        if ((size_t)k->dynamic_smem > dev->smem_optin) {
+            *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                               "wgmma: %s needs %lld bytes of shared memory per block, the device "
+                               "allows %zu",
+                               k->symbol, (long long)k->dynamic_smem, dev->smem_optin);
+            return NULL;
+        }
+        const int64_t grid = (((int64_t)p->seqlen_q + 127) / 128) * p->h_q * p->batch;
+        if (grid > 0x7fffffff) {
+            *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                               "wgmma: %lld blocks (batch x h_q x query tiles) exceed the grid limit",
+                               (long long)grid);
+            return NULL;
+        }
+        return &k_instances[i];
+    }
+    *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "wgmma: head_dim = %d not compiled", p->head_dim);
+    return NULL;
+}
+
+static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
+{
+    fp8attn_status_t st;
+    return pick(p, dev, &st) ? FP8ATTN_OK : st;
+}
+
+static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
+                               fp8attn_stream_t stream)
+{
+    fp8attn_status_t st;
+    const wgmma_instance_t *in = pick(p, dev, &st);
+    return in ? in->launch(p, stream) : st;
+}
+
+static const fp8attn_kernel_entry_t *kernel_for(const fp8attn_params_t *p,
+                                                const fp8attn_device_info_t *dev,
+                                                fp8attn_status_t *st)
+{
+    const wgmma_instance_t *in = pick(p, dev, st);
+    return in ? in->entry() : NULL;
+}
+
+extern "C" const fp8attn_variant_t fp8attn_variant_wgmma = {
+    "wgmma",
+    "Hopper (sm_90a): TMA loads into an mbarrier ring, warp-specialised (a producer warpgroup "
+    "loads and transposes V, two consumer warpgroups of 64 rows), wgmma E4M3 for S = Q.K^T and "
+    "O += P.V with P in registers, intra-warpgroup overlap and ping-pong scheduling",
+    20, supports, launch, kernel_for};
