@@ -8,29 +8,33 @@
 
 #include "fp8attn.h"
 
-/* Block of 3 warpgroups: warpgroup 0 is the producer (warp 0 issues the TMA loads, warps 1-3
- * transpose V), warpgroups 1 and 2 are consumers of 64 query rows each (BM = 128 rows).
- *   D       head dim (64, 128, 256)
- *   BN      keys per tile (a multiple of 64)
- *   STAGES  depth of the K / V / V^T rings */
-template <int D_, int BN_, int STAGES_>
+/* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (warp 0 issues the TMA loads,
+ * warps 1-3 transpose V), the others are consumers of 64 query rows each (BM = 64 x CONSUMERS).
+ *   D          head dim (64, 128, 256)
+ *   BN         keys per tile (a multiple of 64)
+ *   STAGES     depth of the K / V / V^T rings
+ *   CONSUMERS  consumer warpgroups (2 or 3)
+ *   PREGS      registers per producer thread after setmaxnreg; the consumers get the rest:
+ *              128 x (PREGS + CONSUMERS x CONSUMER_REGS) <= 64K, in steps of 8 */
+template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 24>
 struct wg_config {
     static constexpr int D = D_;
     static constexpr int BN = BN_;
     static constexpr int STAGES = STAGES_;
-    static constexpr int CONSUMERS = 2;
+    static constexpr int CONSUMERS = CONSUMERS_;
     static constexpr int BM = 64 * CONSUMERS;
     static constexpr int THREADS = 128 * (CONSUMERS + 1);
     static constexpr int TRANSPOSERS = 96; /* producer warps 1-3 */
-    /* register split after setmaxnreg: 128 x (PRODUCER + 2 x CONSUMER) <= 64K */
-    static constexpr int PRODUCER_REGS = 40;
-    static constexpr int CONSUMER_REGS = 232;
+    static constexpr int PRODUCER_REGS = PREGS_;
+    static constexpr int CONSUMER_REGS = ((65536 / 128 - PREGS_) / CONSUMERS) / 8 * 8 > 256
+                                             ? 256
+                                             : ((65536 / 128 - PREGS_) / CONSUMERS) / 8 * 8;
 
     /* Swizzle widths: rows of Q, K and raw V run along D; rows of V^T run along the keys. A
      * K-major operand is stored as column blocks of SW bytes (SW = 128 where the row is long
      * enough, else 64), each block [rows][SW] with the hardware swizzle of that width. */
     static constexpr int SW_D = D >= 128 ? 128 : 64;
-    static constexpr int SW_N = BN >= 128 ? 128 : 64;
+    static constexpr int SW_N = BN % 128 == 0 ? 128 : 64;
 
     static constexpr int Q_BYTES = BM * D;
     static constexpr int KV_BYTES = BN * D; /* one K, V or V^T tile */
@@ -49,6 +53,8 @@ struct wg_config {
     static_assert(D == 64 || D == 128 || D == 256, "head dim");
     static_assert(BN % 64 == 0 && BN <= 256, "BN: a multiple of 64, at most 256");
     static_assert(STAGES >= 2, "at least two stages");
+    static_assert(CONSUMERS == 2 || CONSUMERS == 3, "2 or 3 consumer warpgroups");
+    static_assert(BM <= 256, "a TMA box has at most 256 rows");
     static_assert(Q_BYTES % 1024 == 0 && KV_BYTES % 1024 == 0, "1024-byte aligned tiles");
 };
 

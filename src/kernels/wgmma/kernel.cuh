@@ -24,6 +24,9 @@
 #ifndef WGMMA_PINGPONG
 #define WGMMA_PINGPONG 1
 #endif
+#ifndef WGMMA_SKIP_RESCALE
+#define WGMMA_SKIP_RESCALE 1
+#endif
 
 template <class C, bool OVERLAP, bool PINGPONG>
 __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
@@ -51,7 +54,7 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
         }
     } else {
         setmaxnreg_inc<C::CONSUMER_REGS>();
-        consume<C, OVERLAP, PINGPONG>(p, sm, t, wg - 1, tid & 127);
+        consume<C, OVERLAP, PINGPONG && C::CONSUMERS == 2, WGMMA_SKIP_RESCALE>(p, sm, t, wg - 1, tid & 127);
     }
 }
 
@@ -91,6 +94,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
                                                  (const void *)fp8attn_wgmma_##NAME};             \
         return &e;                                                                                \
     }                                                                                             \
+    extern "C" const int fp8attn_wgmma_rows_##NAME = CFG::BM;                                     \
     extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p,            \
                                                              fp8attn_stream_t s)                  \
     {                                                                                             \

@@ -36,11 +36,12 @@ __device__ __forceinline__ void release(uint32_t bar, int lane)
     if (lane == 0) mbar_arrive(bar);
 }
 
-template <class C, bool OVERLAP, bool PINGPONG>
+template <class C, bool OVERLAP, bool PINGPONG, bool SKIP_RESCALE>
 __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
                                         int c, int wtid)
 {
     static_assert(OVERLAP || !PINGPONG, "ping-pong needs the overlapped schedule");
+    static_assert(C::CONSUMERS == 2 || !PINGPONG, "ping-pong is between two consumers");
     const int w = wtid >> 5, lane = wtid & 31, tq = lane & 3;
     const int row_lo = t.q0 + 64 * c;             /* first row of this warpgroup */
     const int row_g = row_lo + 16 * w + (lane >> 2); /* this lane's rows: row_g, row_g + 8 */
@@ -124,11 +125,16 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
                 softmax_tile(s, m, l, sl2, alpha);
                 reg_fence(s); /* keeps the softmax ahead of the wait: it must run under P.V */
                 reg_fence(l);
-                wgmma_wait<0>();
+                wgmma_wait<0>(); /* ptxas hoists this into the row-max code (FA3's SASS shows the
+                                  * same); a conditional wait would keep it here but makes ptxas
+                                  * serialise every wgmma (C7514), which is slower */
                 reg_fence(o);
                 reg_fence(pa);
                 release(sm.vt_empty(sp), lane);
-                rescale_o(o, alpha);
+                /* once the row maxima settle most tiles move none of them (alpha == 1 exactly):
+                 * then the warp skips the D/2 multiplies per lane */
+                if (!SKIP_RESCALE || __any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f))
+                    rescale_o(o, alpha);
                 pack_p(s, pa);
             }
             /* the last tile's P.V */

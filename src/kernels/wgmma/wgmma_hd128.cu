@@ -1,5 +1,20 @@
-/* Variant "wgmma", head_dim 128: 128 query rows (2 consumer warpgroups) x 128-key tiles, 2 stages. */
+/* Variant "wgmma", head_dim 128: 2 consumer warpgroups (128 query rows) x 192-key tiles, 2 stages.
+ * The WGMMA_HD128_* macros may be set by a build for A/B measurements (CMake:
+ * -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_HD128_BN=..."); nvcc splits -D values at commas, hence one each. */
 #include "kernel.cuh"
 
-typedef wg_config<128, 128, 2> wg_cfg_hd128;
+#ifndef WGMMA_HD128_BN
+#define WGMMA_HD128_BN 192 /* keys per tile */
+#endif
+#ifndef WGMMA_HD128_STAGES
+#define WGMMA_HD128_STAGES 2
+#endif
+#ifndef WGMMA_HD128_CONSUMERS
+#define WGMMA_HD128_CONSUMERS 2 /* consumer warpgroups of 64 query rows */
+#endif
+#ifndef WGMMA_HD128_PREGS
+#define WGMMA_HD128_PREGS 32 /* producer registers after setmaxnreg (24 spills) */
+#endif
+typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS, WGMMA_HD128_PREGS>
+    wg_cfg_hd128;
 FP8ATTN_WGMMA_INSTANCE(hd128, wg_cfg_hd128, WGMMA_OVERLAP, WGMMA_PINGPONG)

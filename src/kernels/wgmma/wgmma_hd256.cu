@@ -1,5 +1,20 @@
-/* Variant "wgmma", head_dim 256: 128 query rows (2 consumer warpgroups) x 64-key tiles, 2 stages. */
+/* Variant "wgmma", head_dim 256: 2 consumer warpgroups (128 query rows) x 128-key tiles, 2 stages.
+ * The WGMMA_HD256_* macros may be set by a build for A/B measurements (CMake:
+ * -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_HD256_BN=..."); nvcc splits -D values at commas, hence one each. */
 #include "kernel.cuh"
 
-typedef wg_config<256, 64, 2> wg_cfg_hd256;
+#ifndef WGMMA_HD256_BN
+#define WGMMA_HD256_BN 128 /* keys per tile */
+#endif
+#ifndef WGMMA_HD256_STAGES
+#define WGMMA_HD256_STAGES 2
+#endif
+#ifndef WGMMA_HD256_CONSUMERS
+#define WGMMA_HD256_CONSUMERS 2 /* consumer warpgroups of 64 query rows */
+#endif
+#ifndef WGMMA_HD256_PREGS
+#define WGMMA_HD256_PREGS 32 /* producer registers after setmaxnreg (24 spills) */
+#endif
+typedef wg_config<256, WGMMA_HD256_BN, WGMMA_HD256_STAGES, WGMMA_HD256_CONSUMERS, WGMMA_HD256_PREGS>
+    wg_cfg_hd256;
 FP8ATTN_WGMMA_INSTANCE(hd256, wg_cfg_hd256, WGMMA_OVERLAP, WGMMA_PINGPONG)

@@ -1,5 +1,20 @@
-/* Variant "wgmma", head_dim 64: 128 query rows (2 consumer warpgroups) x 128-key tiles, 2 stages. */
+/* Variant "wgmma", head_dim 64: 3 consumer warpgroups (192 query rows) x 128-key tiles, 2 stages.
+ * The WGMMA_HD64_* macros may be set by a build for A/B measurements (CMake:
+ * -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_HD64_BN=..."); nvcc splits -D values at commas, hence one each. */
 #include "kernel.cuh"
 
-typedef wg_config<64, 128, 2> wg_cfg_hd64;
+#ifndef WGMMA_HD64_BN
+#define WGMMA_HD64_BN 128 /* keys per tile */
+#endif
+#ifndef WGMMA_HD64_STAGES
+#define WGMMA_HD64_STAGES 2
+#endif
+#ifndef WGMMA_HD64_CONSUMERS
+#define WGMMA_HD64_CONSUMERS 3 /* consumer warpgroups of 64 query rows */
+#endif
+#ifndef WGMMA_HD64_PREGS
+#define WGMMA_HD64_PREGS 32 /* producer registers after setmaxnreg (24 spills) */
+#endif
+typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WGMMA_HD64_PREGS>
+    wg_cfg_hd64;
 FP8ATTN_WGMMA_INSTANCE(hd64, wg_cfg_hd64, WGMMA_OVERLAP, WGMMA_PINGPONG)

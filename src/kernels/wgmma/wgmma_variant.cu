@@ -10,6 +10,7 @@
 
 #define WGMMA_DECLARE(NAME)                                                                 \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME(void);              \
+    extern "C" const int fp8attn_wgmma_rows_##NAME;                                         \
     extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p,      \
                                                             fp8attn_stream_t s);
 WGMMA_DECLARE(hd64)
@@ -18,13 +19,14 @@ WGMMA_DECLARE(hd256)
 
 typedef struct {
     const fp8attn_kernel_entry_t *(*entry)(void);
+    const int *rows; /* query rows per block */
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, fp8attn_stream_t s);
 } wgmma_instance_t;
 
 static const wgmma_instance_t k_instances[] = {
-    {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_launch_hd64},
-    {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_launch_hd128},
-    {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_launch_hd256},
+    {fp8attn_wgmma_entry_hd64, &fp8attn_wgmma_rows_hd64, fp8attn_wgmma_launch_hd64},
+    {fp8attn_wgmma_entry_hd128, &fp8attn_wgmma_rows_hd128, fp8attn_wgmma_launch_hd128},
+    {fp8attn_wgmma_entry_hd256, &fp8attn_wgmma_rows_hd256, fp8attn_wgmma_launch_hd256},
 };
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
 
@@ -70,7 +72,8 @@ static const wgmma_instance_t *pick(const fp8attn_params_t *p, const fp8attn_dev
                                k->symbol, (long long)k->dynamic_smem, dev->smem_optin);
             return NULL;
         }
-        const int64_t grid = (((int64_t)p->seqlen_q + 127) / 128) * p->h_q * p->batch;
+        const int rows = *k_instances[i].rows;
+        const int64_t grid = (((int64_t)p->seqlen_q + rows - 1) / rows) * p->h_q * p->batch;
         if (grid > 0x7fffffff) {
             *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
                                "wgmma: %lld blocks (batch x h_q x query tiles) exceed the grid limit",
