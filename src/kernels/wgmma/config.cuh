@@ -14,9 +14,9 @@
  *   BN         keys per tile (a multiple of 64)
  *   STAGES     depth of the K / V / V^T rings
  *   CONSUMERS  consumer warpgroups (2 or 3)
- *   PREGS      registers per producer thread after setmaxnreg; the consumers get the rest:
- *              128 x (PREGS + CONSUMERS x CONSUMER_REGS) <= 64K, in steps of 8 */
-template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 24>
+ *   PREGS      registers per producer thread after setmaxnreg; the consumers get the rest of
+ *              the launch allocation (below), in steps of 8 */
+template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40>
 struct wg_config {
     static constexpr int D = D_;
     static constexpr int BN = BN_;
@@ -26,9 +26,15 @@ struct wg_config {
     static constexpr int THREADS = 128 * (CONSUMERS + 1);
     static constexpr int TRANSPOSERS = 96; /* producer warps 1-3 */
     static constexpr int PRODUCER_REGS = PREGS_;
-    static constexpr int CONSUMER_REGS = ((65536 / 128 - PREGS_) / CONSUMERS) / 8 * 8 > 256
-                                             ? 256
-                                             : ((65536 / 128 - PREGS_) / CONSUMERS) / 8 * 8;
+    /* __launch_bounds__(THREADS, 1) gives each thread LAUNCH_REGS (65536 / THREADS, rounded down
+     * to 8: 168 for 384 threads, 128 for 512), and setmaxnreg only moves registers inside that
+     * allocation: a warpgroup whose .inc the pool cannot satisfy waits forever. */
+    static constexpr int LAUNCH_REGS = 65536 / THREADS / 8 * 8;
+    static constexpr int CONSUMER_REGS_FIT = (LAUNCH_REGS * (CONSUMERS + 1) - PREGS_) / CONSUMERS / 8 * 8;
+    static constexpr int CONSUMER_REGS = CONSUMER_REGS_FIT > 256 ? 256 : CONSUMER_REGS_FIT;
+    static_assert(PRODUCER_REGS + CONSUMERS * CONSUMER_REGS <= LAUNCH_REGS * (CONSUMERS + 1),
+                  "setmaxnreg split larger than the launch allocation");
+    static_assert(PRODUCER_REGS % 8 == 0 && PRODUCER_REGS >= 24, "setmaxnreg: 24..256, step 8");
 
     /* Swizzle widths: rows of Q, K and raw V run along D; rows of V^T run along the keys. A
      * K-major operand is stored as column blocks of SW bytes (SW = 128 where the row is long

@@ -1,10 +1,10 @@
-/* Variant "wgmma", head_dim 256: 2 consumer warpgroups (128 query rows) x 128-key tiles, 2 stages.
+/* Variant "wgmma", head_dim 256: 2 consumer warpgroups (128 query rows) x 64-key tiles, 2 stages.
  * The WGMMA_HD256_* macros may be set by a build for A/B measurements (CMake:
  * -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_HD256_BN=..."); nvcc splits -D values at commas, hence one each. */
 #include "kernel.cuh"
 
 #ifndef WGMMA_HD256_BN
-#define WGMMA_HD256_BN 128 /* keys per tile */
+#define WGMMA_HD256_BN 64 /* keys per tile (128 needs 240 consumer registers: spills) */
 #endif
 #ifndef WGMMA_HD256_STAGES
 #define WGMMA_HD256_STAGES 2
@@ -13,7 +13,7 @@
 #define WGMMA_HD256_CONSUMERS 2 /* consumer warpgroups of 64 query rows */
 #endif
 #ifndef WGMMA_HD256_PREGS
-#define WGMMA_HD256_PREGS 32 /* producer registers after setmaxnreg (24 spills) */
+#define WGMMA_HD256_PREGS 40 /* producer registers after setmaxnreg (24 spills); consumers 232 */
 #endif
 typedef wg_config<256, WGMMA_HD256_BN, WGMMA_HD256_STAGES, WGMMA_HD256_CONSUMERS, WGMMA_HD256_PREGS>
     wg_cfg_hd256;
