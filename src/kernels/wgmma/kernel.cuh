@@ -16,13 +16,12 @@
 #include "transpose_v.cuh"
 #include "wgmma_host.h"
 
-/* Scheduling switches (see mainloop.cuh), on by default; a build may set them to 0 for A/B
- * measurements (CMake: -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_PINGPONG=0"). */
-#ifndef WGMMA_OVERLAP
-#define WGMMA_OVERLAP 1
-#endif
+/* Scheduling switches (see mainloop.cuh); a build may set them for A/B measurements (CMake:
+ * -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_PINGPONG=1"). Ping-pong is off: on the H100 it measured 1.5 %
+ * slower than letting the two consumers interleave freely (docs/PERF.md, w2). The overlap switch
+ * is per instance (wgmma_hd<D>.cu). */
 #ifndef WGMMA_PINGPONG
-#define WGMMA_PINGPONG 1
+#define WGMMA_PINGPONG 0
 #endif
 #ifndef WGMMA_SKIP_RESCALE
 #define WGMMA_SKIP_RESCALE 1

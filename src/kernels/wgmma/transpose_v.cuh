@@ -31,7 +31,7 @@ __device__ __forceinline__ void transpose_tile(uint32_t v, uint32_t vt, int tw, 
     constexpr int WARPS = C::TRANSPOSERS / 32;
     /* stmatrix: lane gives row lane % 8 of matrix lane / 8 = (dim parity, 16-key group) */
     const int st_row = 2 * (lane & 7) + (lane >> 4), st_kb = 16 * ((lane >> 3) & 1);
-#pragma unroll 2
+#pragma unroll 1
     for (int u = tw; u < UNITS; u += WARPS) {
         const int kv = u / (C::D / 16), c = u % (C::D / 16);
         uint32_t r[4];

@@ -1,10 +1,11 @@
-/* Variant "wgmma", head_dim 256: 2 consumer warpgroups (128 query rows) x 64-key tiles, 2 stages.
+/* Variant "wgmma", head_dim 256: 2 consumer warpgroups (128 query rows) x 128-key tiles, 2 stages, no
+ * intra-warpgroup overlap (64-key tiles with overlap: QK^T at N = 64 is shared-memory bound).
  * The WGMMA_HD256_* macros may be set by a build for A/B measurements (CMake:
  * -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_HD256_BN=..."); nvcc splits -D values at commas, hence one each. */
 #include "kernel.cuh"
 
 #ifndef WGMMA_HD256_BN
-#define WGMMA_HD256_BN 64 /* keys per tile (128 needs 240 consumer registers: spills) */
+#define WGMMA_HD256_BN 128 /* keys per tile */
 #endif
 #ifndef WGMMA_HD256_STAGES
 #define WGMMA_HD256_STAGES 2
@@ -17,4 +18,7 @@
 #endif
 typedef wg_config<256, WGMMA_HD256_BN, WGMMA_HD256_STAGES, WGMMA_HD256_CONSUMERS, WGMMA_HD256_PREGS>
     wg_cfg_hd256;
-FP8ATTN_WGMMA_INSTANCE(hd256, wg_cfg_hd256, WGMMA_OVERLAP, WGMMA_PINGPONG)
+#ifndef WGMMA_HD256_OVERLAP
+#define WGMMA_HD256_OVERLAP 0 /* S, P and O together need more than 232 registers: spills */
+#endif
+FP8ATTN_WGMMA_INSTANCE(hd256, wg_cfg_hd256, WGMMA_HD256_OVERLAP, WGMMA_PINGPONG)
