@@ -114,15 +114,19 @@ static fp8attn_status_t pick_default(const fp8attn_params_t *p, const fp8attn_de
                                      const fp8attn_variant_t **out)
 {
     const fp8attn_variant_t *best = NULL;
-    int i;
+    int i, best_rank = 0;
     for (i = 0; i < N_VARIANTS; i++) {
+        const fp8attn_variant_t *v = k_variants[i];
+        const int rank = v->rank ? v->rank(p, info) : v->priority;
         fp8attn_status_t st;
-        if (best && k_variants[i]->priority <= best->priority) continue;
-        st = k_variants[i]->supports(p, info);
-        if (st == FP8ATTN_OK)
-            best = k_variants[i];
-        else if (st != FP8ATTN_ERR_NOT_SUPPORTED)
+        if (best && rank <= best_rank) continue;
+        st = v->supports(p, info);
+        if (st == FP8ATTN_OK) {
+            best = v;
+            best_rank = rank;
+        } else if (st != FP8ATTN_ERR_NOT_SUPPORTED) {
             return st;
+        }
     }
     *out = best;
     if (!best)

@@ -2,7 +2,11 @@
 # mma picks mma-m64 or mma-m128 per problem: the matrix's problems are all one-wave, where it
 # picks mma-m64 (its matrix adds two large problems for mma-m128), so both tiles are also run by
 # name over the whole matrix. gpu_dispatch checks which kernel each choice launches.
-foreach(variant reference-gpu mma mma-m64 mma-m128)
+set(fp8attn_gpu_variants reference-gpu mma mma-m64 mma-m128)
+if("90a" IN_LIST FP8ATTN_CUDA_ARCHS)
+  list(APPEND fp8attn_gpu_variants wgmma)
+endif()
+foreach(variant IN LISTS fp8attn_gpu_variants)
   add_test(NAME gpu_matrix_${variant}
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_matrix.sh $<TARGET_FILE:fp8attn_cli> ${variant})
   set_tests_properties(gpu_matrix_${variant} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)

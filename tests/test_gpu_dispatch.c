@@ -1,5 +1,6 @@
 /* Which kernel fp8attn_forward launches (fp8attn_forward_kernel, on the current GPU): the tile
- * choice of the mma variant and the variant choice of the registry. Nothing is launched, so the
+ * choice of the mma variant and the variant choice of the registry (wgmma on Hopper, but for small
+ * one-wave problems). Nothing is launched, so the
  * tensors are never touched (aligned dummy addresses). The expected picks hold on any sm_89/sm_90
  * device, whatever its SM count: one-wave problems take 64-row tiles (fewer rows per SM per wave),
  * many-wave problems 128-row tiles (faster per row; docs/PERF.md v10). Exit 77 (CTest SKIP) only
@@ -47,19 +48,29 @@ int main(void)
         printf("SKIP: no NVIDIA GPU on this machine\n");
         return 77;
     }
-    /* the default: mma, tile by problem size */
+    /* Hopper with this build's sm_90a image: wgmma is the default except on small one-wave
+     * problems, where mma's 64-row tiles finish first (wgmma_variant.cu, rank); elsewhere mma */
+    p = problem(2, 16, 8192, 128);
+    const int hopper = fp8attn_variant_supports("wgmma", &p, 0) == FP8ATTN_OK;
+    printf("wgmma %s on device 0\n", hopper ? "supported" : "not supported");
     p = problem(1, 8, 512, 64);
     expect_kernel(&p, NULL, "fp8attn_mma_hd64_m64");
     p = problem(1, 32, 16384, 64);
-    expect_kernel(&p, NULL, "fp8attn_mma_hd64_m128");
+    expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd64" : "fp8attn_mma_hd64_m128");
     p = problem(1, 8, 512, 128);
     expect_kernel(&p, NULL, "fp8attn_mma_hd128_m64");
+    p = problem(2, 8, 1024, 128); /* under one wave, but 1024 keys x 128: wgmma */
+    expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128" : "fp8attn_mma_hd128_m64");
     p = problem(2, 16, 8192, 128);
-    expect_kernel(&p, NULL, "fp8attn_mma_hd128_m128");
+    expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128" : "fp8attn_mma_hd128_m128");
     p.causal = 1;
-    expect_kernel(&p, NULL, "fp8attn_mma_hd128_m128");
+    expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128" : "fp8attn_mma_hd128_m128");
     p = problem(1, 8, 16384, 256);
-    expect_kernel(&p, NULL, "fp8attn_mma_hd256_m64");
+    expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd256" : "fp8attn_mma_hd256_m64");
+    if (hopper) { /* named, wgmma runs any size */
+        p = problem(1, 8, 512, 64);
+        expect_kernel(&p, "wgmma", "fp8attn_wgmma_hd64");
+    }
     /* forced tiles, whatever the size */
     p = problem(1, 8, 512, 128);
     expect_kernel(&p, "mma-m128", "fp8attn_mma_hd128_m128");
@@ -75,6 +86,7 @@ int main(void)
     p.in_format = FP8ATTN_FORMAT_E5M2;
     expect_kernel(&p, NULL, "fp8attn_reference_gpu_hd128");
     expect_kernel(&p, "mma", NULL);
+    if (hopper) expect_kernel(&p, "wgmma", NULL);
     /* bad input: an unknown variant, an invalid problem */
     p = problem(1, 8, 512, 128);
     expect_kernel(&p, "no-such-variant", NULL);

@@ -1,9 +1,9 @@
 #!/bin/bash
-# compute-sanitizer memcheck and racecheck on a sample of problems with tails (seqlens that are
-# not multiples of any tile, causal with seqlen_q != seqlen_k, GQA), for every GPU kernel: the
-# reference and both mma tiles ("mma" only picks one of those).
+# compute-sanitizer memcheck and racecheck (and synccheck for wgmma) on a sample of problems with
+# tails (seqlens that are not multiples of any tile, causal with seqlen_q != seqlen_k, GQA), for
+# every GPU kernel: the reference, both mma tiles ("mma" only picks one of those) and wgmma.
 # Exit 77 (CTest SKIP) without a GPU or without compute-sanitizer.
-# Usage: test_gpu_sanitize.sh FP8ATTN_BINARY
+# Usage: test_gpu_sanitize.sh FP8ATTN_BINARY [VARIANT...]
 set -u
 bin=$1
 # Skip only where there is no NVIDIA device node at all (a GPU host with a broken driver fails).
@@ -14,11 +14,23 @@ if [ -z "$cs" ]; then echo "SKIP: compute-sanitizer not found"; exit 77; fi
 shapes=(--shape 1,4,2,33,77,64 --shape 1,2,1,77,33,128 --shape 1,2,2,130,129,256 --shape 2,2,2,1,17,64)
 # mma-m128 (no head_dim 256 kernel): a 128-row tile over 2 query tiles and a tail
 shapes_m128=(--shape 1,4,2,33,77,64 --shape 1,2,1,200,333,128 --shape 2,2,2,1,17,64)
+# wgmma (when built): key counts spanning several tiles so every pipeline stage is reused
+shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,130,400,256 --shape 2,2,2,1,17,64)
+variants="reference-gpu mma-m64 mma-m128"
+"$bin" info | grep -qE '^  wgmma ' && variants="$variants wgmma"
+[ $# -gt 1 ] && variants="${*:2}" # by hand: only the variants named
 fail=0
-for variant in reference-gpu mma-m64 mma-m128; do
-    if [ $variant = mma-m128 ]; then sh=("${shapes_m128[@]}"); else sh=("${shapes[@]}"); fi
+for variant in $variants; do
+    case $variant in
+        mma-m128) sh=("${shapes_m128[@]}") ;;
+        wgmma) sh=("${shapes_wgmma[@]}") ;;
+        *) sh=("${shapes[@]}") ;;
+    esac
+    tools="memcheck racecheck"
+    # synccheck: the warp-specialised kernel's named barriers and warpgroup-collective instructions
+    [ $variant = wgmma ] && tools="memcheck racecheck synccheck"
     for causal in "" --causal; do
-        for tool in memcheck racecheck; do
+        for tool in $tools; do
             out=$("$cs" --tool $tool --error-exitcode 3 "$bin" check --backend gpu --variant $variant \
                   --no-e2e --seeds 0 --lse $causal "${sh[@]}" 2>&1)
             rc=$?

@@ -3,7 +3,10 @@
 #  1. every `mma` kernel's sm_89 SASS uses the native FP8 tensor-core instruction
 #     QMMA.16832.F32.E4M3.E4M3 (on sm_89 the PTX mma.m16n8k32.e4m3 must not be emulated);
 #  2. no kernel of any variant or architecture uses local memory or a stack frame (no spills),
-#     read through `fp8attn resources --json` (cuobjdump's resource usage of this binary).
+#     read through `fp8attn resources --json` (cuobjdump's resource usage of this binary);
+#  3. every `wgmma` kernel's sm_90a SASS runs its GEMMs on QGMMA (the FP8 warpgroup MMA), has no
+#     HMMA (the emulated path), and keeps its setmaxnreg (USETMAXREG: ptxas drops it, with warning
+#     C7508, when the kernel has no register cap).
 # Usage: test_kernels_sass.sh FP8ATTN_BINARY
 set -u
 bin=$1
@@ -46,6 +49,32 @@ for k in $kernels; do
         echo "PASS: $k sm_89 SASS has $n QMMA.16832.F32.E4M3.E4M3"
     else
         echo "FAIL: $k sm_89 SASS has no native QMMA.16832.F32.E4M3.E4M3"
+        fail=1
+    fi
+done
+
+# 3. wgmma kernels (when this build has sm_90a and the family)
+wg=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("\n".join(sorted({k["symbol"] for k in d["kernels"] if k["variant"] == "wgmma"})))' "$res")
+if "$bin" info | grep -q '^CUDA archs:.*sm_90a' && [ -z "$wg" ]; then
+    echo "FAIL: sm_90a built but fp8attn resources lists no wgmma kernel"
+    fail=1
+fi
+for k in $wg; do
+    if ! sass=$("$cuobjdump" -sass -arch sm_90a -fun "$k" "$bin" 2>"$err"); then
+        echo "FAIL: $cuobjdump -sass -arch sm_90a -fun $k failed: $(cat "$err")"
+        fail=1
+        continue
+    fi
+    q=$(echo "$sass" | grep -c 'QGMMA\.64x[0-9]*x32\.F32\.E4M3\.E4M3')
+    h=$(echo "$sass" | grep -c 'HMMA')
+    r=$(echo "$sass" | grep -c 'USETMAXREG')
+    if [ "$q" -gt 0 ] && [ "$h" -eq 0 ] && [ "$r" -ge 2 ]; then
+        echo "PASS: $k sm_90a SASS has $q QGMMA E4M3, no HMMA, $r USETMAXREG"
+    else
+        echo "FAIL: $k sm_90a SASS: $q QGMMA E4M3 (want > 0), $h HMMA (want 0), $r USETMAXREG (want >= 2)"
         fail=1
     fi
 done

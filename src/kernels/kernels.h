@@ -23,6 +23,9 @@ typedef struct fp8attn_variant {
     const char *name;
     const char *description;
     int priority; /* the default picks the supporting variant with the highest priority */
+    /* Optional: the priority for this problem on this device (NULL: `priority`), for variants
+     * that are the fastest on some problems only. */
+    int (*rank)(const fp8attn_params_t *p, const fp8attn_device_info_t *dev);
     /* FP8ATTN_OK or a status with fp8attn_fail()'s message saying why not. */
     fp8attn_status_t (*supports)(const fp8attn_params_t *p, const fp8attn_device_info_t *dev);
     /* Launch on stream; p already validated and supported on dev. Checks the launch. */

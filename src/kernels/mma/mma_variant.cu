@@ -192,7 +192,7 @@ static fp8attn_status_t launch_rows(const fp8attn_params_t *p, const fp8attn_dev
         return in ? in->entry() : NULL;                                                       \
     }                                                                                         \
     extern "C" const fp8attn_variant_t fp8attn_variant_##ID = {                               \
-        NAME, DESCRIPTION, PRIORITY, supports_##ID, launch_##ID, kernel_##ID};
+        NAME, DESCRIPTION, PRIORITY, NULL, supports_##ID, launch_##ID, kernel_##ID};
 
 MMA_VARIANT(mma, "mma", 0, 10,
             "FlashAttention-2 structure on mma.sync m16n8k32 E4M3 tensor cores (native sm_89, "

@@ -164,4 +164,4 @@ static const fp8attn_kernel_entry_t *kernel_for_problem(const fp8attn_params_t *
 extern "C" const fp8attn_variant_t fp8attn_variant_reference_gpu = {
     "reference-gpu",
     "GREEN baseline: one warp per query row, fp32 CUDA-core math, no tensor cores, E4M3/E5M2",
-    0, supports, launch, kernel_for_problem};
+    0, NULL, supports, launch, kernel_for_problem};

@@ -53,7 +53,7 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
         }
     } else {
         setmaxnreg_inc<C::CONSUMER_REGS>();
-        consume<C, OVERLAP, PINGPONG && C::CONSUMERS == 2, WGMMA_SKIP_RESCALE>(p, sm, t, wg - 1, tid & 127);
+        consume<C, OVERLAP, PINGPONG && OVERLAP && C::CONSUMERS == 2, WGMMA_SKIP_RESCALE>(p, sm, t, wg - 1, tid & 127);
     }
 }
 

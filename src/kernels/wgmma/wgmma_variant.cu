@@ -108,9 +108,29 @@ static const fp8attn_kernel_entry_t *kernel_for(const fp8attn_params_t *p,
     return in ? in->entry() : NULL;
 }
 
+/* The default's choice between wgmma and mma (priority 10) per problem. wgmma's blocks are 128 or
+ * 192 query rows and start with a longer prologue (barriers, TMA descriptors, the first V
+ * transpose), so on a problem that fills less than one wave and whose rows see few keys, mma's
+ * 64-row blocks finish first. Measured on the H100/H200 (bench --vs, docs/PERF.md, w3), wgmma time
+ * over mma time: (1,8,512,64) 1.32, (2,8,256,64) 1.30, (1,1,32,64) 1.17, (1,8,1024,64) 1.29,
+ * (1,8,512,128) 1.07, (4,8,512,64) 1.01, (1,32,512,64) 1.00, but (1,8,512,256) 0.96,
+ * (1,8,2048,64) 0.81, (2,8,1024,128) 0.68, (16,16,512,128) 0.85, (32,32,512,64) 0.86. Rule:
+ * below mma when the grid is under one wave and seqlen_k * head_dim <= 64K (hd64: 1024 keys,
+ * hd128: 512, hd256: 256). */
+static int rank(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
+{
+    fp8attn_status_t st;
+    const wgmma_instance_t *in = pick(p, dev, &st);
+    if (!in) return 20; /* supports() says why */
+    const int rows = *in->rows;
+    const int64_t grid = (((int64_t)p->seqlen_q + rows - 1) / rows) * p->h_q * p->batch;
+    const bool small = grid < dev->sm_count && (int64_t)p->seqlen_k * p->head_dim <= 65536;
+    return small ? 5 : 20;
+}
+
 extern "C" const fp8attn_variant_t fp8attn_variant_wgmma = {
     "wgmma",
     "Hopper (sm_90a): TMA loads into an mbarrier ring, warp-specialised (a producer warpgroup "
     "loads and transposes V, two consumer warpgroups of 64 rows), wgmma E4M3 for S = Q.K^T and "
     "O += P.V with P in registers, intra-warpgroup overlap and ping-pong scheduling",
-    20, supports, launch, kernel_for};
+    20, rank, supports, launch, kernel_for};
