@@ -43,13 +43,13 @@
  *    see few keys have |o| up to ~3), lse 1e-4 (the LSE comes from fp32 sums of unrounded P).
  *  mma-m64, mma-m128: the two tile sizes "mma" picks from; the same arithmetic (P rounded to E4M3
  *    x 2^8, fp32 accumulation), so the same gates.
- *  wgmma (P rounded to E4M3 x 2^8 as in mma): O's error is mma's (rel_rmse 2.2-2.5e-2 on the
- *    same inputs, H100/H200 2026-11-23), gate 0.030, tighter than mma's. Its LSE is not: QGMMA
- *    adds each 32-deep FP8 k-group into the accumulator with truncation (about 13 significant
- *    bits per step, not fp32), so S = Q.K^T, hence the LSE, carries an absolute error of
- *    6e-5..1.2e-3 (max over 20 problems, largest at head_dim 256 and short rows); mma's is 4e-6.
- *    Gate 3e-3: 2.5x the worst measured; O is unaffected at that level (P's E4M3 rounding, 3.6 %,
- *    dominates). docs/GATES.md has the matrix figures.
+ *  wgmma (P rounded to E4M3 x 2^8 as in mma): O's error is mma's: GPU matrix (264 cases, H200,
+ *    2026-11-23) rel_rmse p50 1.97e-2, worst 2.54e-2, max_abs 6.3e-2; gate 0.030, tighter than
+ *    mma's. Its LSE is not: QGMMA adds each 32-deep FP8 k-group into its accumulator with
+ *    truncation (about 13 significant bits per step, not fp32), so S = Q.K^T, hence the LSE,
+ *    carries an absolute error: matrix p50 2.9e-4, worst 2.4e-3 (head_dim 256, 17 keys per row,
+ *    where the LSE is nearly the largest score itself); mma's is under 1e-5. Gate 5e-3: 2.1x the
+ *    worst; O is unaffected at that level (P's E4M3 rounding, 3.6 %, dominates).
  * A variant missing from the table gets the mma row (the loosest) and a note on stderr. */
 typedef struct {
     const char *variant;
@@ -61,7 +61,7 @@ static const kernel_gates_t k_kernel_gates[] = {
     {"mma", 0.035, 0.15, 1e-4},
     {"mma-m64", 0.035, 0.15, 1e-4},
     {"mma-m128", 0.035, 0.15, 1e-4},
-    {"wgmma", 0.030, 0.15, 3e-3},
+    {"wgmma", 0.030, 0.15, 5e-3},
 };
 
 #define N_KERNEL_GATES (sizeof k_kernel_gates / sizeof k_kernel_gates[0])

@@ -4,11 +4,8 @@
  * OVERLAP (intra-warpgroup): tile j's S = Q.K_j^T and tile j-1's O += P_{j-1}.V_{j-1} are issued
  * as two wgmma batches back to back; the softmax of tile j runs while the P.V batch is still on
  * the tensor cores, and O is rescaled only once that batch is done.
- * PINGPONG (inter-warpgroup, needs OVERLAP): the two consumers take turns on the tensor cores,
- * ordered by two named barriers: a consumer issues its batch only once the other's batch has
- * completed (the turn passes after the wait, not after the issue: two batches issued together
- * share the tensor cores and finish together, which locks both consumers into the same phase),
- * so one's softmax runs under the other's GEMMs. */
+ * PINGPONG (inter-warpgroup, needs OVERLAP): the two consumers take turns issuing their batches,
+ * ordered by two named barriers, so one's softmax runs under the other's GEMMs. */
 #ifndef FP8ATTN_WGMMA_MAINLOOP_CUH
 #define FP8ATTN_WGMMA_MAINLOOP_CUH
 
@@ -98,9 +95,9 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
             wgmma_fence();
             issue_qk<C>(s0, sm.q, sm.k_tile(0), c);
             wgmma_commit();
+            turn_pass<PINGPONG>(c);
             wgmma_wait<0>();
             reg_fence(s0);
-            turn_pass<PINGPONG>(c);
             release(sm.k_empty(0), lane);
             if (tile_needs_mask<C>(0, row_lo, p.seqlen_k, p.causal, t.diag))
                 apply_mask<C>(s0, 0, row_g, tq, p.seqlen_k, p.causal, t.diag);
@@ -119,6 +116,7 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
                 wgmma_commit();
                 issue_pv<C>(o, pa, sm.vt_tile(sp));
                 wgmma_commit();
+                turn_pass<PINGPONG>(c);
                 wgmma_wait<1>(); /* S_j done; P_{j-1}.V_{j-1} may still run */
                 reg_fence(s);
                 release(sm.k_empty(st), lane);
@@ -132,7 +130,6 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
                                   * serialise every wgmma (C7514), which is slower */
                 reg_fence(o);
                 reg_fence(pa);
-                turn_pass<PINGPONG>(c);
                 release(sm.vt_empty(sp), lane);
                 /* once the row maxima settle most tiles move none of them (alpha == 1 exactly):
                  * then the warp skips the D/2 multiplies per lane */
@@ -147,10 +144,10 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
             wgmma_fence();
             issue_pv<C>(o, pa, sm.vt_tile(sl));
             wgmma_commit();
+            if (c == 0) turn_pass<PINGPONG>(c); /* consumer 1's last pass would be left over */
             wgmma_wait<0>();
             reg_fence(o);
             reg_fence(pa);
-            if (c == 0) turn_pass<PINGPONG>(c); /* consumer 1's last pass would be left over */
             release(sm.vt_empty(sl), lane);
         }
     }
