@@ -8,8 +8,8 @@
 
 #include "fp8attn.h"
 
-/* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (warp 0 issues the TMA loads,
- * warps 1-3 transpose V), the others are consumers of 64 query rows each (BM = 64 x CONSUMERS).
+/* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (thread 0 issues the TMA loads,
+ * all four warps transpose V), the others are consumers of 64 query rows each (BM = 64 x CONSUMERS).
  *   D          head dim (64, 128, 256)
  *   BN         keys per tile (a multiple of 64)
  *   STAGES     depth of the K / V / V^T rings
@@ -24,7 +24,7 @@ struct wg_config {
     static constexpr int CONSUMERS = CONSUMERS_;
     static constexpr int BM = 64 * CONSUMERS;
     static constexpr int THREADS = 128 * (CONSUMERS + 1);
-    static constexpr int TRANSPOSERS = 96; /* producer warps 1-3 */
+    static constexpr int TRANSPOSERS = 128; /* the whole producer warpgroup */
     static constexpr int PRODUCER_REGS = PREGS_;
     /* __launch_bounds__(THREADS, 1) gives each thread LAUNCH_REGS (65536 / THREADS, rounded down
      * to 8: 168 for 384 threads, 128 for 512), and setmaxnreg only moves registers inside that

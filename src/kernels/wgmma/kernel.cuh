@@ -1,6 +1,6 @@
 /* The wgmma kernel: one block of 3 warpgroups per (query tile of BM rows, query head, batch).
- *   warpgroup 0, warp 0     load.cuh         TMA loads of Q, K, V into the stage ring
- *   warpgroup 0, warps 1-3  transpose_v.cuh  V -> V^T in shared memory, per stage
+ *   warpgroup 0             load.cuh         TMA loads of Q, K, V into the stage ring (thread 0)
+ *                           transpose_v.cuh  V -> V^T in shared memory, per stage (all 4 warps)
  *   warpgroups 1, 2         mainloop.cuh     S = Q.K^T, mask, softmax, O += P.V (wgmma)
  *                           epilogue.cuh     O, LSE to global memory
  * Registers move from the producer to the consumers with setmaxnreg. Included by one small file
@@ -13,7 +13,6 @@
 #include "../../internal.h"
 #include "../kernels.h"
 #include "mainloop.cuh"
-#include "transpose_v.cuh"
 #include "wgmma_host.h"
 
 /* Scheduling switches (see mainloop.cuh); a build may set them for A/B measurements (CMake:
@@ -45,12 +44,7 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
     __syncthreads();
     if (wg == 0) {
         setmaxnreg_dec<C::PRODUCER_REGS>();
-        const int warp = tid >> 5, lane = tid & 31;
-        if (warp == 0) {
-            if (lane == 0) load_tiles<C>(p, sm, t);
-        } else {
-            transpose_tiles<C>(sm, t, warp - 1, lane);
-        }
+        produce<C>(p, sm, t, tid);
     } else {
         setmaxnreg_inc<C::CONSUMER_REGS>();
         consume<C, OVERLAP, PINGPONG && OVERLAP && C::CONSUMERS == 2, WGMMA_SKIP_RESCALE>(p, sm, t, wg - 1, tid & 127);

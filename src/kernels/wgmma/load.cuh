@@ -1,4 +1,5 @@
-/* Producer, warp 0 of warpgroup 0 (one thread): the TMA loads and their mbarrier ring.
+/* Producer warpgroup: the TMA loads (thread 0), their mbarrier ring, and the loop that hands each
+ * tile's V to the transpose (transpose_v.cuh).
  *   Q        once, [BM][D], signalled on q_full
  *   K_j, V_j tile j of BN keys into stage j % STAGES, signalled on k_full / v_full; a stage is
  *            reused once k_empty (the consumers' S = Q.K^T of the tile that held it is done) and
@@ -11,6 +12,7 @@
 #include "config.cuh"
 #include "ptx_sm90.cuh"
 #include "scheduler.cuh"
+#include "transpose_v.cuh"
 
 /* Shared-memory addresses of one block's tiles and barriers. */
 template <class C>
@@ -55,22 +57,47 @@ __device__ __forceinline__ void tma_tile(uint32_t dst, const CUtensorMap *map, u
         tma_load_4d(dst + c * ROWS * C::SW_D, map, bar, c * C::SW_D, row0, head, batch);
 }
 
+/* Loads of key tile j into stage j % STAGES (thread 0). */
 template <class C>
-__device__ __forceinline__ void load_tiles(const wgmma_params &p, const wg_smem<C> &sm,
-                                           const wg_tile &t)
+__device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
+                                        int j)
+{
+    const int s = j % C::STAGES;
+    mbar_arrive_expect_tx(sm.k_full(s), C::KV_BYTES);
+    tma_tile<C, C::BN>(sm.k_tile(s), &p.tm_k, sm.k_full(s), j * C::BN, t.hk, t.b);
+    mbar_arrive_expect_tx(sm.v_full(s), C::KV_BYTES);
+    tma_tile<C, C::BN>(sm.v_tile(s), &p.tm_v, sm.v_full(s), j * C::BN, t.hk, t.b);
+}
+
+/* The producer warpgroup's loop. Thread 0 issues Q and the first STAGES key tiles; then for each
+ * tile j all 128 threads transpose V_j into V^T_j (once the consumers have released that V^T
+ * stage), and thread 0 refills stage j % STAGES with tile j + STAGES once the consumers are done
+ * with K_j (k_empty) and every transposer thread with V_j (v_empty). */
+template <class C>
+__device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
+                                        int tid)
 {
     if (t.n_kt == 0) return; /* nothing to compute: no copy may outlive the block */
-    mbar_arrive_expect_tx(sm.q_full(), C::Q_BYTES);
-    tma_tile<C, C::BM>(sm.q, &p.tm_q, sm.q_full(), t.q0, t.hq, t.b);
+    const int warp = tid >> 5, lane = tid & 31;
+    if (tid == 0) {
+        mbar_arrive_expect_tx(sm.q_full(), C::Q_BYTES);
+        tma_tile<C, C::BM>(sm.q, &p.tm_q, sm.q_full(), t.q0, t.hq, t.b);
+        for (int j = 0; j < t.n_kt && j < C::STAGES; j++) load_kv<C>(p, sm, t, j);
+    }
     for (int j = 0; j < t.n_kt; j++) {
         const int s = j % C::STAGES;
         const uint32_t ph = (uint32_t)(j / C::STAGES) & 1;
-        mbar_wait(sm.k_empty(s), ph ^ 1); /* first pass: a fresh barrier, returns at once */
-        mbar_arrive_expect_tx(sm.k_full(s), C::KV_BYTES);
-        tma_tile<C, C::BN>(sm.k_tile(s), &p.tm_k, sm.k_full(s), j * C::BN, t.hk, t.b);
-        mbar_wait(sm.v_empty(s), ph ^ 1);
-        mbar_arrive_expect_tx(sm.v_full(s), C::KV_BYTES);
-        tma_tile<C, C::BN>(sm.v_tile(s), &p.tm_v, sm.v_full(s), j * C::BN, t.hk, t.b);
+        mbar_wait(sm.v_full(s), ph);
+        mbar_wait(sm.vt_empty(s), ph ^ 1); /* first pass: a fresh barrier, returns at once */
+        transpose_tile<C>(sm.v_tile(s), sm.vt_tile(s), warp, lane);
+        fence_proxy_async_smem(); /* V^T, written by stmatrix, is read next by wgmma */
+        mbar_arrive(sm.vt_full(s));
+        mbar_arrive(sm.v_empty(s));
+        if (tid == 0 && j + C::STAGES < t.n_kt) {
+            mbar_wait(sm.k_empty(s), ph);
+            mbar_wait(sm.v_empty(s), ph);
+            load_kv<C>(p, sm, t, j + C::STAGES);
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-/* Producer, warps 1-3 of warpgroup 0: V -> V^T for the P.V wgmma.
+/* Producer warpgroup: V -> V^T for the P.V wgmma (all four warps; load.cuh runs the loop).
  *
  * FP8 wgmma reads both operands K-major, and for O = P.V the contraction runs over the keys, so
  * the B operand is V^T: D rows (output dims) of BN key bytes. TMA brings V token-major (rows =
@@ -21,41 +21,33 @@
 #ifndef FP8ATTN_WGMMA_TRANSPOSE_V_CUH
 #define FP8ATTN_WGMMA_TRANSPOSE_V_CUH
 
-#include "load.cuh"
+#include "config.cuh"
+#include "ptx_sm90.cuh"
 #include "smem_layout.cuh"
 
 template <class C>
-__device__ __forceinline__ void transpose_tile(uint32_t v, uint32_t vt, int tw, int lane)
+__device__ __forceinline__ void transpose_tile(uint32_t v, uint32_t vt, int warp, int lane)
 {
-    constexpr int UNITS = (C::BN / 32) * (C::D / 16);
+    constexpr int CH = C::D / 16; /* 16-dim chunks */
+    constexpr int UNITS = (C::BN / 32) * CH;
     constexpr int WARPS = C::TRANSPOSERS / 32;
+    static_assert(UNITS % WARPS == 0, "whole units per warp");
     /* stmatrix: lane gives row lane % 8 of matrix lane / 8 = (dim parity, 16-key group) */
     const int st_row = 2 * (lane & 7) + (lane >> 4), st_kb = 16 * ((lane >> 3) & 1);
-#pragma unroll 1
-    for (int u = tw; u < UNITS; u += WARPS) {
-        const int kv = u / (C::D / 16), c = u % (C::D / 16);
+    /* unrolled: the units are independent, so several ldmatrix -> prmt -> stmatrix chains are in
+     * flight at once (one at a time, on three warps, made this loop the kernel's bottleneck: the
+     * consumers waited on vt_full, docs/PERF.md w4); 4 chains fit the producer's 40 registers,
+     * 2 its 32 */
+    constexpr int UNROLL = C::PRODUCER_REGS >= 40 ? 4 : 2;
+#pragma unroll UNROLL
+    for (int k = 0; k < UNITS / WARPS; k++) {
+        const int u = warp + WARPS * k;
+        const int kv = u / CH, c = u % CH;
         uint32_t r[4];
         ldmatrix_x4_trans(r, kmajor_addr<C::BN, C::SW_D>(v, 32 * kv + lane, 16 * c));
         const uint32_t e0 = byte_perm(r[0], r[1], 0x6420), e1 = byte_perm(r[2], r[3], 0x6420);
         const uint32_t o0 = byte_perm(r[0], r[1], 0x7531), o1 = byte_perm(r[2], r[3], 0x7531);
         stmatrix_x4(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), e0, e1, o0, o1);
-    }
-}
-
-/* All key tiles of the block, in order; tw = transposer warp 0..2. */
-template <class C>
-__device__ __forceinline__ void transpose_tiles(const wg_smem<C> &sm, const wg_tile &t, int tw,
-                                                int lane)
-{
-    for (int j = 0; j < t.n_kt; j++) {
-        const int s = j % C::STAGES;
-        const uint32_t ph = (uint32_t)(j / C::STAGES) & 1;
-        mbar_wait(sm.v_full(s), ph);
-        mbar_wait(sm.vt_empty(s), ph ^ 1);
-        transpose_tile<C>(sm.v_tile(s), sm.vt_tile(s), tw, lane);
-        fence_proxy_async_smem(); /* V^T, written by stmatrix, is read next by wgmma */
-        mbar_arrive(sm.vt_full(s));
-        mbar_arrive(sm.v_empty(s));
     }
 }
 

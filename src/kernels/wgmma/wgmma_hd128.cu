@@ -13,7 +13,7 @@
 #define WGMMA_HD128_CONSUMERS 2 /* consumer warpgroups of 64 query rows */
 #endif
 #ifndef WGMMA_HD128_PREGS
-#define WGMMA_HD128_PREGS 40 /* producer registers after setmaxnreg (24 spills); consumers 232 */
+#define WGMMA_HD128_PREGS 40 /* producer registers after setmaxnreg (24 spills); consumers get 232 */
 #endif
 typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS, WGMMA_HD128_PREGS>
     wg_cfg_hd128;

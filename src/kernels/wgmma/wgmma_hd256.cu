@@ -14,7 +14,7 @@
 #define WGMMA_HD256_CONSUMERS 2 /* consumer warpgroups of 64 query rows */
 #endif
 #ifndef WGMMA_HD256_PREGS
-#define WGMMA_HD256_PREGS 40 /* producer registers after setmaxnreg (24 spills); consumers 232 */
+#define WGMMA_HD256_PREGS 40 /* producer registers after setmaxnreg (24 spills); consumers get 232 */
 #endif
 typedef wg_config<256, WGMMA_HD256_BN, WGMMA_HD256_STAGES, WGMMA_HD256_CONSUMERS, WGMMA_HD256_PREGS>
     wg_cfg_hd256;

@@ -13,7 +13,7 @@
 #define WGMMA_HD64_CONSUMERS 3 /* consumer warpgroups of 64 query rows */
 #endif
 #ifndef WGMMA_HD64_PREGS
-#define WGMMA_HD64_PREGS 32 /* producer registers after setmaxnreg (24 spills); consumers 160 */
+#define WGMMA_HD64_PREGS 56 /* producer registers after setmaxnreg; consumers get 152 */
 #endif
 typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WGMMA_HD64_PREGS>
     wg_cfg_hd64;
