@@ -8,6 +8,10 @@
 
 #include "fp8attn.h"
 
+#ifndef WGMMA_LOADER_WARP
+#define WGMMA_LOADER_WARP 1
+#endif
+
 /* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (thread 0 issues the TMA loads,
  * all four warps transpose V), the others are consumers of 64 query rows each (BM = 64 x CONSUMERS).
  *   D          head dim (64, 128, 256)
@@ -24,7 +28,10 @@ struct wg_config {
     static constexpr int CONSUMERS = CONSUMERS_;
     static constexpr int BM = 64 * CONSUMERS;
     static constexpr int THREADS = 128 * (CONSUMERS + 1);
-    static constexpr int TRANSPOSERS = 128; /* the whole producer warpgroup */
+    /* WGMMA_LOADER_WARP 1: warp 0 only loads, warps 1-3 transpose; 0: all four transpose and
+     * thread 0 loads between tiles */
+    static constexpr bool LOADER_WARP = WGMMA_LOADER_WARP;
+    static constexpr int TRANSPOSERS = LOADER_WARP ? 96 : 128;
     static constexpr int PRODUCER_REGS = PREGS_;
     /* __launch_bounds__(THREADS, 1) gives each thread LAUNCH_REGS (65536 / THREADS, rounded down
      * to 8: 168 for 384 threads, 128 for 512), and setmaxnreg only moves registers inside that

@@ -79,6 +79,32 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
 {
     if (t.n_kt == 0) return; /* nothing to compute: no copy may outlive the block */
     const int warp = tid >> 5, lane = tid & 31;
+    if (C::LOADER_WARP) {
+        if (warp == 0) {
+            if (lane == 0) {
+                mbar_arrive_expect_tx(sm.q_full(), C::Q_BYTES);
+                tma_tile<C, C::BM>(sm.q, &p.tm_q, sm.q_full(), t.q0, t.hq, t.b);
+                for (int j = 0; j < t.n_kt; j++) {
+                    const uint32_t ph = (uint32_t)(j / C::STAGES) & 1;
+                    mbar_wait(sm.k_empty(j % C::STAGES), ph ^ 1);
+                    mbar_wait(sm.v_empty(j % C::STAGES), ph ^ 1);
+                    load_kv<C>(p, sm, t, j);
+                }
+            }
+            return;
+        }
+        for (int j = 0; j < t.n_kt; j++) {
+            const int s = j % C::STAGES;
+            const uint32_t ph = (uint32_t)(j / C::STAGES) & 1;
+            mbar_wait(sm.v_full(s), ph);
+            mbar_wait(sm.vt_empty(s), ph ^ 1);
+            transpose_tile<C>(sm.v_tile(s), sm.vt_tile(s), warp - 1, lane);
+            fence_proxy_async_smem();
+            mbar_arrive(sm.vt_full(s));
+            mbar_arrive(sm.v_empty(s));
+        }
+        return;
+    }
     if (tid == 0) {
         mbar_arrive_expect_tx(sm.q_full(), C::Q_BYTES);
         tma_tile<C, C::BM>(sm.q, &p.tm_q, sm.q_full(), t.q0, t.hq, t.b);

@@ -31,17 +31,17 @@ __device__ __forceinline__ void transpose_tile(uint32_t v, uint32_t vt, int warp
     constexpr int CH = C::D / 16; /* 16-dim chunks */
     constexpr int UNITS = (C::BN / 32) * CH;
     constexpr int WARPS = C::TRANSPOSERS / 32;
-    static_assert(UNITS % WARPS == 0, "whole units per warp");
     /* stmatrix: lane gives row lane % 8 of matrix lane / 8 = (dim parity, 16-key group) */
     const int st_row = 2 * (lane & 7) + (lane >> 4), st_kb = 16 * ((lane >> 3) & 1);
     /* unrolled: the units are independent, so several ldmatrix -> prmt -> stmatrix chains are in
-     * flight at once (one at a time, on three warps, made this loop the kernel's bottleneck: the
-     * consumers waited on vt_full, docs/PERF.md w4); 4 chains fit the producer's 40 registers,
-     * 2 its 32 */
+     * flight at once (one at a time made this loop the kernel's bottleneck: the consumers waited
+     * on vt_full, docs/PERF.md w4); 4 chains fit the producer's 40 registers, 2 its 32 */
     constexpr int UNROLL = C::PRODUCER_REGS >= 40 ? 4 : 2;
+    constexpr int PER = (UNITS + WARPS - 1) / WARPS;
 #pragma unroll UNROLL
-    for (int k = 0; k < UNITS / WARPS; k++) {
+    for (int k = 0; k < PER; k++) {
         const int u = warp + WARPS * k;
+        if (UNITS % WARPS != 0 && u >= UNITS) break;
         const int kv = u / CH, c = u % CH;
         uint32_t r[4];
         ldmatrix_x4_trans(r, kmajor_addr<C::BN, C::SW_D>(v, 32 * kv + lane, 16 * c));
