@@ -8,9 +8,6 @@
 
 #include "fp8attn.h"
 
-#ifndef WGMMA_LOADER_WARP
-#define WGMMA_LOADER_WARP 1
-#endif
 
 /* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (thread 0 issues the TMA loads,
  * all four warps transpose V), the others are consumers of 64 query rows each (BM = 64 x CONSUMERS).
@@ -19,8 +16,10 @@
  *   STAGES     depth of the K / V / V^T rings
  *   CONSUMERS  consumer warpgroups (2 or 3)
  *   PREGS      registers per producer thread after setmaxnreg; the consumers get the rest of
- *              the launch allocation (below), in steps of 8 */
-template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40>
+ *              the launch allocation (below), in steps of 8
+ *   LOADER     1: producer warp 0 only issues the TMA loads, warps 1-3 transpose V; 0: all four
+ *              warps transpose and thread 0 issues the loads between tiles */
+template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1>
 struct wg_config {
     static constexpr int D = D_;
     static constexpr int BN = BN_;
@@ -28,9 +27,7 @@ struct wg_config {
     static constexpr int CONSUMERS = CONSUMERS_;
     static constexpr int BM = 64 * CONSUMERS;
     static constexpr int THREADS = 128 * (CONSUMERS + 1);
-    /* WGMMA_LOADER_WARP 1: warp 0 only loads, warps 1-3 transpose; 0: all four transpose and
-     * thread 0 loads between tiles */
-    static constexpr bool LOADER_WARP = WGMMA_LOADER_WARP;
+    static constexpr bool LOADER_WARP = LOADER_ != 0;
     static constexpr int TRANSPOSERS = LOADER_WARP ? 96 : 128;
     static constexpr int PRODUCER_REGS = PREGS_;
     /* __launch_bounds__(THREADS, 1) gives each thread LAUNCH_REGS (65536 / THREADS, rounded down

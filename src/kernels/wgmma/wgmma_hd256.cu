@@ -16,7 +16,12 @@
 #ifndef WGMMA_HD256_PREGS
 #define WGMMA_HD256_PREGS 40 /* producer registers after setmaxnreg (24 spills); consumers get 232 */
 #endif
-typedef wg_config<256, WGMMA_HD256_BN, WGMMA_HD256_STAGES, WGMMA_HD256_CONSUMERS, WGMMA_HD256_PREGS>
+#ifndef WGMMA_HD256_LOADER
+#define WGMMA_HD256_LOADER 0 /* 0: all four producer warps transpose (64 units per tile; H200
+                             * 975 vs 855 TFLOPS at 16k with a loader warp + 3 transposers) */
+#endif
+typedef wg_config<256, WGMMA_HD256_BN, WGMMA_HD256_STAGES, WGMMA_HD256_CONSUMERS, WGMMA_HD256_PREGS,
+                  WGMMA_HD256_LOADER>
     wg_cfg_hd256;
 #ifndef WGMMA_HD256_OVERLAP
 #define WGMMA_HD256_OVERLAP 0 /* S, P and O together need more than 232 registers: spills */

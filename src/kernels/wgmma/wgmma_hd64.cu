@@ -15,7 +15,11 @@
 #ifndef WGMMA_HD64_PREGS
 #define WGMMA_HD64_PREGS 56 /* producer registers after setmaxnreg; consumers get 152 */
 #endif
-typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WGMMA_HD64_PREGS>
+#ifndef WGMMA_HD64_LOADER
+#define WGMMA_HD64_LOADER 1 /* 1: a warp only for the TMA loads, 3 transpose (same speed either way) */
+#endif
+typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WGMMA_HD64_PREGS,
+                  WGMMA_HD64_LOADER>
     wg_cfg_hd64;
 #ifndef WGMMA_HD64_OVERLAP
 #define WGMMA_HD64_OVERLAP 1 /* next tile's S = Q.K^T issued with this tile's P.V */
