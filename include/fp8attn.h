@@ -31,6 +31,9 @@
  *    head) that product (and softmax_scale * q_descale) must be a finite, normal fp32 number;
  *    fp8attn_forward_cpu refuses a problem where it is not (FP8ATTN_ERR_INVALID_DESCALE);
  *    fp8attn_forward cannot read the descales and does not check.
+ *    The Hopper kernel (variant "wgmma") accumulates Q.K^T on FP8 tensor cores that truncate each
+ *    32-deep partial sum, so its LSE carries up to ~2.5e-3 absolute error (O is unaffected at
+ *    that level: its error is dominated by the E4M3 rounding of the probabilities, ~2e-2 rel RMS).
  *    Inputs must be finite: with a NaN code in V at a key that a row cannot see (causal), the
  *    tensor-core path may still propagate NaN into that row (0 * NaN), although the CPU backend
  *    ignores masked keys.
