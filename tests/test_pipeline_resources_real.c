@@ -1,6 +1,7 @@
 /* `fp8attn resources --json` on the real built tool (needs cuobjdump, not a GPU): every kernel
  * the library registers must be listed for every compiled architecture with registers > 0 and
- * the registry's variant, head_dim, threads and dynamic shared memory. */
+ * the registry's variant, head_dim, threads and dynamic shared memory; the wgmma family is built
+ * for sm_90a alone, so its kernels must be listed for sm_90a and for no other architecture. */
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,20 @@ static long long int_of(const json_t *k, const char *name)
 {
     const json_t *v = json_object_get(k, name);
     return json_is_integer(v) ? (long long)json_integer_value(v) : -999;
+}
+
+/* How many entries of `symbol` were built for `arch`. */
+static int count_entries(const json_t *kernels, const char *symbol, const char *arch)
+{
+    size_t i;
+    int count = 0;
+    for (i = 0; i < json_array_size(kernels); i++) {
+        const json_t *k = json_array_get(kernels, i);
+        const char *s = json_string_value(json_object_get(k, "symbol"));
+        const char *a = json_string_value(json_object_get(k, "arch"));
+        if (s && a && !strcmp(s, symbol) && !strcmp(a, arch)) count++;
+    }
+    return count;
 }
 
 /* The one entry of `symbol` built for `arch`, or NULL (reported) if there is none or several. */
@@ -87,6 +102,12 @@ static void check_registered(const json_t *kernels)
             const json_t *k;
             if (fp8attn_kernel_get(i, &info) != FP8ATTN_OK) {
                 fail("fp8attn_kernel_get failed: %s%s", fp8attn_last_error(), "");
+                continue;
+            }
+            if (!strcmp(info.variant, "wgmma") && strcmp(arch, "sm_90a") != 0) {
+                if (count_entries(kernels, info.symbol, arch) != 0)
+                    fail("%s for %s: listed, but the wgmma family is sm_90a only", info.symbol,
+                         arch);
                 continue;
             }
             if ((k = find_entry(kernels, info.symbol, arch)) != NULL)
