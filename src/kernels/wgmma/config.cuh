@@ -12,7 +12,7 @@
 /* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (thread 0 issues the TMA loads,
  * all four warps transpose V), the others are consumers of 64 query rows each (BM = 64 x CONSUMERS).
  *   D          head dim (64, 128, 256)
- *   BN         keys per tile (a multiple of 64)
+ *   BN         keys per tile (a multiple of 32)
  *   STAGES     depth of the K / V / V^T rings
  *   CONSUMERS  consumer warpgroups (2 or 3)
  *   PREGS      registers per producer thread after setmaxnreg; the consumers get the rest of
@@ -44,7 +44,7 @@ struct wg_config {
      * K-major operand is stored as column blocks of SW bytes (SW = 128 where the row is long
      * enough, else 64), each block [rows][SW] with the hardware swizzle of that width. */
     static constexpr int SW_D = D >= 128 ? 128 : 64;
-    static constexpr int SW_N = BN % 128 == 0 ? 128 : 64;
+    static constexpr int SW_N = BN % 128 == 0 ? 128 : BN % 64 == 0 ? 64 : 32;
 
     static constexpr int Q_BYTES = BM * D;
     static constexpr int KV_BYTES = BN * D; /* one K, V or V^T tile */
@@ -61,7 +61,7 @@ struct wg_config {
     static constexpr int SMEM_BYTES = SMEM_USED + 1024; /* slack to align the dynamic base */
 
     static_assert(D == 64 || D == 128 || D == 256, "head dim");
-    static_assert(BN % 64 == 0 && BN <= 256, "BN: a multiple of 64, at most 256");
+    static_assert(BN % 32 == 0 && BN <= 256, "BN: a multiple of 32 (one P.V k-step), at most 256");
     static_assert(STAGES >= 2, "at least two stages");
     static_assert(CONSUMERS == 2 || CONSUMERS == 3, "2 or 3 consumer warpgroups");
     static_assert(BM <= 256, "a TMA box has at most 256 rows");

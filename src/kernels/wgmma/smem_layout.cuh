@@ -2,10 +2,11 @@
  * describe them.
  *
  * A tile of R rows x K bytes (K-major: a row's K bytes are the contraction dimension) is stored as
- * K / SW column blocks of SW bytes (SW = 64 or 128); block c holds bytes [c*SW, (c+1)*SW) of every
- * row, rows SW bytes apart, at tile + c*R*SW. Within a block the hardware swizzle of width SW
- * applies: the 16-byte chunk index (address bits 4-6, or 4-5 for SW = 64) is XORed with address
- * bits 7-9 (7-8), i.e. with row % 8 for SW = 128 and (row / 2) % 4 for SW = 64. TMA writes this
+ * K / SW column blocks of SW bytes (SW = 32, 64 or 128); block c holds bytes [c*SW, (c+1)*SW) of
+ * every row, rows SW bytes apart, at tile + c*R*SW. Within a block the hardware swizzle of width
+ * SW applies: the 16-byte chunk index (address bits 4-6, 4-5 or 4) is XORed with address bits 7-9
+ * (7-8, 7), i.e. with row % 8 for SW = 128, (row / 2) % 4 for SW = 64 and (row / 4) % 2 for
+ * SW = 32 (V^T of a 224-key tile, whose rows are not a multiple of 64 bytes). TMA writes this
  * layout (CU_TENSOR_MAP_SWIZZLE_128B / 64B with a box SW bytes wide) and wgmma reads it (descriptor
  * swizzle mode 1 / 2); both apply the swizzle to absolute shared-memory addresses, so every tile
  * starts 1024-byte aligned. */
@@ -19,9 +20,9 @@
 template <int R, int SW>
 __device__ __forceinline__ uint32_t kmajor_addr(uint32_t tile, int row, int kb)
 {
-    static_assert(SW == 64 || SW == 128, "swizzle width");
+    static_assert(SW == 32 || SW == 64 || SW == 128, "swizzle width");
     const int block = kb / SW, chunk = (kb % SW) >> 4;
-    const int x = SW == 128 ? (row & 7) : ((row >> 1) & 3);
+    const int x = SW == 128 ? (row & 7) : SW == 64 ? ((row >> 1) & 3) : ((row >> 2) & 1);
     return tile + (uint32_t)(block * R * SW + row * SW + ((chunk ^ x) << 4));
 }
 
@@ -33,13 +34,13 @@ __device__ __forceinline__ uint32_t kmajor_addr(uint32_t tile, int row, int kb)
  *   bits 16-29  leading-dimension byte offset >> 4: unused for swizzled K-major layouts (1)
  *   bits 32-45  stride-dimension byte offset >> 4: from one 8-row group to the next, 8 * SW
  *   bits 49-51  base offset: 0 (tiles are 1024-byte aligned)
- *   bits 62-63  swizzle: 1 = 128-byte, 2 = 64-byte */
+ *   bits 62-63  swizzle: 1 = 128-byte, 2 = 64-byte, 3 = 32-byte */
 template <int R, int SW>
 __device__ __forceinline__ uint64_t kmajor_desc(uint32_t tile, int row0, int kb)
 {
     const uint32_t start = tile + (uint32_t)((kb / SW) * R * SW + row0 * SW + (kb % SW));
     return (uint64_t)((start & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) |
-           ((uint64_t)((8 * SW) >> 4) << 32) | ((uint64_t)(SW == 128 ? 1 : 2) << 62);
+           ((uint64_t)((8 * SW) >> 4) << 32) | ((uint64_t)(SW == 128 ? 1 : SW == 64 ? 2 : 3) << 62);
 }
 
 #endif
