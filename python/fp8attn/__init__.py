@@ -17,7 +17,6 @@ message names the argument or field, its value and what is allowed.
 """
 import os as _os
 
-from . import _common
 from ._lib import (CudaError, Error, HeadRatioError, InvalidArgumentError, InvalidDescaleError,
                    InvalidFormatError, InvalidScaleError, InvalidSizeError, InvalidStrideError,
                    LibraryNotFoundError, NotSupportedError, NullPointerError, OutOfMemoryError,

@@ -46,7 +46,7 @@ def view_dims(name, shape, strides, layout):
 
 def check_attention_shapes(qd, kd, vd, layout):
     """q, k, v dims from view_dims: the same batch and head_dim, k and v alike, GQA ratio."""
-    (bq, hq, sq, dq), (bk, hk, sk, dk), (bv, hv, sv, dv) = qd[:4], kd[:4], vd[:4]
+    (bq, hq, _, dq), (bk, hk, sk, dk), (bv, hv, sv, dv) = qd[:4], kd[:4], vd[:4]
     desc = LAYOUTS[layout][1]
     if (bk, hk, sk, dk) != (bv, hv, sv, dv):
         raise InvalidSizeError("k and v: (batch, heads, seqlen, head_dim) %s and %s must be equal "

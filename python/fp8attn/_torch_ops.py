@@ -43,6 +43,7 @@ def _one(device):
                 "allocate it while capturing; make one call first (the usual warm-up) or pass "
                 "descales" % device)
         t = torch.ones(1, dtype=torch.float32, device=device)
+        torch.cuda.current_stream(device).synchronize()  # once per device: usable on any stream
         _ones[device.index] = t
     return t
 

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 
-import ml_dtypes
 import numpy as np
 import pytest
 
