@@ -540,7 +540,11 @@ def main(argv=None):
                     help="also the host cost per eager call and the CUDA-graph time per call "
                          "against the raw C API")
     ap.add_argument("--overhead-calls", type=int, default=2000)
+    ap.add_argument("--time-limit", type=float, default=0,
+                    help="seconds: start no new shape after this (0: none); the rest are listed "
+                         "as not run, and the overhead part and the plots still come")
     args = ap.parse_args(argv)
+    t_start = time.time()
     import torch
     import fp8attn
     if not torch.cuda.is_available():
@@ -572,6 +576,10 @@ def main(argv=None):
     out_json = os.path.join(args.out, "bench.json")
     for (B, H, S, D, causal, iters, check, latency) in plan:
         t0 = time.time()
+        if args.time_limit and t0 - t_start > args.time_limit:
+            data["rows"].append({"shape": [B, H, S, D], "causal": causal, "latency": latency,
+                                 "error": "not run: --time-limit %g s reached" % args.time_limit})
+            continue
         try:
             row = bench.run_shape(B, H, S, D, causal, iters, check, latency)
         except Exception:  # noqa: BLE001
