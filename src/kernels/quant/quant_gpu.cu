@@ -64,9 +64,13 @@ __device__ __forceinline__ uint32_t group_of(const quant_args &a, const chunk_po
     return a.gran == FP8ATTN_SCALE_PER_TENSOR ? 0u : a.gran == FP8ATTN_SCALE_PER_HEAD ? p.h : p.bh;
 }
 
+/* FP16 bits to fp32 bits, exactly as the host codec: cvt.f32.f16 for numbers (exact: FP16
+ * subnormals are normal in fp32), and a quiet NaN of the same sign for NaN (the conversion may
+ * return the canonical NaN, which has lost the sign that the code 0x7F | sign keeps). */
 __device__ __forceinline__ uint32_t half_bits_to_float_bits(uint32_t h)
 {
-    return __float_as_uint(__half2float(__ushort_as_half((unsigned short)h))); /* exact */
+    const uint32_t f = __float_as_uint(__half2float(__ushort_as_half((unsigned short)h)));
+    return (h & 0x7FFFu) > 0x7C00u ? QM_NAN_BITS | ((h & 0x8000u) << 16) : f;
 }
 
 /* V elements of row (b, h, s) from element k*V on, as fp32 bits (conversions are exact). */
