@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue 11 on a GPU machine (an H100; no registry there), from the repository root, with the
-# folder made by tests/python/prepare_device.sh carried (.carry/fp8attn: libfp8attn.so, the GPU
-# quantize test and benchmark, the peers' wheels). Everything it writes goes to $OUT:
+# folder made by tests/python/prepare_device.sh carried (carry ".carry/fp8attn", ~41 MB:
+# libfp8attn.so, the GPU quantize test and benchmark, the peers' wheels; a carried build/ works
+# too, but it is larger than the 64 MiB a call may carry). Everything it writes goes to $OUT:
 #   device_run.log    all output                quant_bench.json   quantize vs copy bandwidth
 #   bench.json        peers side by side         tflops.png, latency.png   the plots
 #   summary.md        the table printed last (ready for docs/PERF.md and the README)
@@ -18,7 +19,8 @@
 set -u
 OUT=${OUT:-$PWD/results/device}
 mkdir -p "$OUT"
-exec > >(tee -a "$OUT/device_run.log") 2>&1
+exec 3>&1 > >(tee -a "$OUT/device_run.log") 2>&1
+TEE=$!
 cd "$(dirname "$0")/../.."
 T0=$(date +%s)
 BUDGET=${BUDGET:-535} # seconds for all steps (the command limit is 600)
@@ -68,9 +70,10 @@ echo "library: $FP8ATTN_LIBRARY (carried build of $(cat "$CARRY/COMMIT" 2>/dev/n
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader
 python3 -c 'import sys, torch, numpy; print("python", sys.version.split()[0], "torch", torch.__version__, "numpy", numpy.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name())'
 if [ -n "$WHEELS" ]; then
-    # shellcheck disable=SC2086
-    python3 -m pip install -q --no-index --no-deps --no-compile --target "$SITE" $WHEELS &&
-        echo "peers installed into $SITE: $(basename -a $WHEELS | tr '\n' ' ')"
+    for w in $WHEELS; do # one at a time: a wheel that does not install leaves the others
+        python3 -m pip install -q --no-index --no-deps --no-compile --target "$SITE" "$w" &&
+            echo "peer installed into $SITE: $(basename "$w")"
+    done
 else
     echo "no peer wheels carried ($CARRY/whl or .peers/whl): FA3 and cuDNN FP8 will be skipped"
 fi
@@ -112,4 +115,6 @@ for s in "${!STATUS[@]}"; do
     esac
 done
 echo "== done in $(($(date +%s) - T0))s, $([ $fail = 0 ] && echo 'every step passed' || echo 'SOME STEP FAILED')"
+exec >&3 2>&3 # let tee see the end of its input and finish the log before we return
+wait "$TEE" 2>/dev/null
 exit $fail

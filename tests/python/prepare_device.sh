@@ -7,7 +7,7 @@
 # build/ itself is too large to carry (its test programs hold the kernels many times); this is
 # ~40 MB. Run after `make` (CUDA archs 89;90a by default), from anywhere:
 #   bash tests/python/prepare_device.sh [BUILD_DIR]
-# then carry ".carry" (the folder is ignored by git).
+# then carry ".carry/fp8attn" (.carry/ is ignored by git).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -31,4 +31,4 @@ python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:
 git rev-parse --short=12 HEAD >"$dst/COMMIT"
 du -sh "$dst"
 ls -la "$dst"/*
-echo "carry: .carry   (then: bash tests/python/device_run.sh)"
+echo "carry: .carry/fp8attn   command: bash tests/python/device_run.sh"
