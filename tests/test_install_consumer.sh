@@ -30,17 +30,20 @@ step "1. CMake: find_package(fp8attn)"
 "$cmake" -S "$src" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
     >"$work/cmake-configure.log" 2>&1 || { cat "$work/cmake-configure.log"; exit 1; }
 "$cmake" --build "$work/cmake" >"$work/cmake-build.log" 2>&1 || { cat "$work/cmake-build.log"; exit 1; }
+# (ldd's output held first: `ldd | grep -q` under pipefail fails when grep stops reading early)
 "$work/cmake/consumer_shared"
-if ldd "$work/cmake/consumer_shared" | grep -q "$libdir/libfp8attn.so.0"; then
+deps=$(ldd "$work/cmake/consumer_shared")
+if grep -q "$libdir/libfp8attn.so.0" <<<"$deps"; then
     echo "consumer_shared loads $libdir/libfp8attn.so.0"
 else
     echo "FAIL: consumer_shared does not load the installed libfp8attn.so.0:"
-    ldd "$work/cmake/consumer_shared"
+    echo "$deps"
     exit 1
 fi
 if [ -x "$work/cmake/consumer_static" ]; then
     "$work/cmake/consumer_static"
-    if ldd "$work/cmake/consumer_static" | grep -q libfp8attn; then
+    deps=$(ldd "$work/cmake/consumer_static")
+    if grep -q libfp8attn <<<"$deps"; then
         echo "FAIL: consumer_static loads a shared libfp8attn"
         exit 1
     fi
@@ -60,5 +63,6 @@ echo "pkg-config: version $(pkg-config --modversion fp8attn), cflags $cflags, li
 # shellcheck disable=SC2086
 "$cc" -std=c99 -o "$work/consumer_pc" "$src/main.c" $cflags $libs -lm -Wl,-rpath,"$mlibdir"
 "$work/consumer_pc"
-ldd "$work/consumer_pc" | grep -q "$work/moved" || { echo "FAIL: consumer_pc does not load the moved library"; exit 1; }
+deps=$(ldd "$work/consumer_pc")
+grep -q "$work/moved" <<<"$deps" || { echo "FAIL: consumer_pc does not load the moved library:"; echo "$deps"; exit 1; }
 echo "PASS: installed package consumed through CMake (shared, static) and pkg-config"

@@ -19,8 +19,9 @@ if [ "$declared" != "$exported" ]; then
 fi
 soname=$(readelf -d "$so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 [ "$soname" = "libfp8attn.so.$major" ] || { echo "FAIL: SONAME '$soname', want libfp8attn.so.$major"; fail=1; }
-if readelf -d "$so" | grep NEEDED | grep -q cudart; then
-    echo "FAIL: needs a shared CUDA runtime: $(readelf -d "$so" | grep NEEDED | tr -s ' ')"
+needed=$(readelf -d "$so" | grep NEEDED) # held first: `| grep -q` under pipefail can fail early
+if grep -q cudart <<<"$needed"; then
+    echo "FAIL: needs a shared CUDA runtime: $(tr -s ' ' <<<"$needed")"
     fail=1
 fi
 [ $fail = 0 ] && echo "PASS: $(echo "$exported" | wc -l) functions exported (all of include/fp8attn.h), SONAME $soname, CUDA runtime static"
