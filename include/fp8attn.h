@@ -256,6 +256,44 @@ fp8attn_status_t fp8attn_quantize(const fp8attn_tensor_view_t *x, fp8attn_descal
                                   fp8attn_format_t format, uint8_t *out,
                                   fp8attn_strides_t out_stride);
 
+/* ---- quantization on the GPU, and the same function on the CPU ----
+ * One call turns a [batch, heads, seqlen, head_dim] F32/F16/BF16 view into FP8 codes, either with
+ * given descales (x = code * descale, as fp8attn_quantize) or with dynamic ones: the amax of every
+ * group (per tensor, per head or per (batch, head), fp8attn_granularity_t) is reduced and
+ * descale = max(amax / format max, FLT_MIN) (amax 0 gives 1) is written to descale_out in the
+ * layout fp8attn_descale_layout(granularity, descale_out, heads) describes, exactly as
+ * fp8attn_compute_descales computes it. Codes are bit-identical to the host codec applied to
+ * x / descale (round to nearest even; E4M3 saturates to +-448; NaN -> 0x7F | sign).
+ *
+ * fp8attn_quantize_gpu: every pointer is device memory; stream-ordered (no host synchronisation),
+ * allocates nothing, capturable in a CUDA graph. Dynamic descales need a workspace of
+ * fp8attn_quantize_workspace_size() bytes (4-byte aligned; not shared with another call in flight).
+ * E4M3 only (E5M2 gives FP8ATTN_ERR_NOT_SUPPORTED). The GPU cannot refuse values it would have to
+ * read back: a group holding a NaN or inf gets descale NaN and NaN codes (0x7F | sign), and given
+ * descales are not checked (they must be finite and > 0).
+ * fp8attn_quantize_cpu: host memory; E4M3 and E5M2; refuses non-finite inputs of a dynamic call
+ * and descales that are not finite and > 0 (nothing written); needs no workspace.
+ * Both check every field first (the message names it) and write nothing on failure. */
+typedef struct fp8attn_quant_params {
+    fp8attn_tensor_view_t x;         /* input; strides in elements, head_dim contiguous */
+    fp8attn_format_t format;         /* of the codes (default E4M3) */
+    uint8_t *out;                    /* codes, element (b, h, s, d) at out + b*out_stride.batch */
+    fp8attn_strides_t out_stride;    /* + h*.head + s*.token + d; rows disjoint, apart from x */
+    /* Exactly one of the two: */
+    fp8attn_descale_t descale;       /* given: descale.ptr != NULL (read; broadcast strides) */
+    float *descale_out;              /* dynamic: fp8attn_descale_count(granularity, ...) floats */
+    fp8attn_granularity_t granularity; /* dynamic only */
+    void *workspace;                 /* dynamic, GPU only */
+    size_t workspace_bytes;
+} fp8attn_quant_params_t;
+
+/* Zeroes *p: E4M3, per tensor, no pointers. */
+void fp8attn_quant_params_init(fp8attn_quant_params_t *p);
+/* Bytes of workspace fp8attn_quantize_gpu needs for *p (0 with given descales). */
+fp8attn_status_t fp8attn_quantize_workspace_size(const fp8attn_quant_params_t *p, size_t *bytes);
+fp8attn_status_t fp8attn_quantize_gpu(const fp8attn_quant_params_t *p, fp8attn_stream_t stream);
+fp8attn_status_t fp8attn_quantize_cpu(const fp8attn_quant_params_t *p);
+
 #ifdef __cplusplus
 }
 #endif

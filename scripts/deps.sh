@@ -10,7 +10,9 @@
 #     python3, libjansson-dev (jansson.h and the static libjansson.a)
 #   PyPI (into .deps/pip of this checkout, never the system Python): cuobjdump and nvdisasm,
 #     the pair of NVIDIA wheels below (same release: cuobjdump -sass runs the nvdisasm beside it),
-#     taken only when the CUDA toolkit's own pair is not there
+#     taken only when the CUDA toolkit's own pair is not there; pytest, numpy and ml_dtypes for
+#     the Python package's tests (tests/python), taken when python3 cannot import them (torch is
+#     not installed: too large for CI; its tests report SKIP without it)
 # What it cannot install: the CUDA toolkit (nvcc) and, for GPU runs, an NVIDIA driver.
 # It stops with the package and the command to run when it cannot install (no root and no sudo,
 # no registry, not a Debian-like system).
@@ -21,6 +23,8 @@ deps_dir=${FP8ATTN_DEPS_DIR:-$root/.deps}
 pip_dir=$deps_dir/pip
 pip_bin=$pip_dir/nvidia/cu13/bin
 PIP_PACKAGES="nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37"
+PY_TEST_PACKAGES="pytest==9.2.0 numpy==2.4.6 ml_dtypes==0.6.0 iniconfig==2.3.1 packaging==26.3 \
+pluggy==1.7.0 pygments==2.21.0"
 CMAKE_MIN=3.24
 check_only=0
 [ "${1:-}" = "--check" ] && check_only=1
@@ -90,16 +94,25 @@ tool_pair_ok() {
 }
 pip_missing=0
 tool_pair_ok || pip_missing=1
+# ---- pytest, numpy, ml_dtypes (tests/python): importable by python3, or in .deps/pip ---------
+py_test_ok() {
+    have python3 && PYTHONPATH="$pip_dir${PYTHONPATH:+:$PYTHONPATH}" python3 -c \
+        'import pytest, numpy, ml_dtypes' >/dev/null 2>&1
+}
+py_missing=0
+py_test_ok || py_missing=1
+have pkg-config || apt_missing+=(pkg-config) # tests/test_install_consumer.sh
 # pip itself: python3 -m pip, which Debian ships as python3-pip
-if [ $pip_missing = 1 ] && ! python3 -m pip --version >/dev/null 2>&1; then
+if [ $((pip_missing + py_missing)) -gt 0 ] && ! python3 -m pip --version >/dev/null 2>&1; then
     apt_missing+=(python3-pip)
 fi
 
-if [ ${#apt_missing[@]} -eq 0 ] && [ $pip_missing = 0 ]; then exit 0; fi
+if [ ${#apt_missing[@]} -eq 0 ] && [ $pip_missing = 0 ] && [ $py_missing = 0 ]; then exit 0; fi
 
 if [ $check_only = 1 ]; then
     [ ${#apt_missing[@]} -gt 0 ] && say "missing Debian packages: ${apt_missing[*]}"
     [ $pip_missing = 1 ] && say "missing cuobjdump/nvdisasm (PyPI: $PIP_PACKAGES)"
+    [ $py_missing = 1 ] && say "missing Python test packages (PyPI: $PY_TEST_PACKAGES)"
     exit 1
 fi
 
@@ -149,4 +162,19 @@ cuobjdump and nvdisasm on PATH."
     chmod +x "$pip_bin"/cuobjdump "$pip_bin"/nvdisasm 2>/dev/null || true
     tool_pair_ok || die "installed $PIP_PACKAGES into $pip_dir, but $pip_bin/cuobjdump or nvdisasm \
 does not run"
+fi
+
+if [ $py_missing = 1 ]; then
+    mkdir -p "$pip_dir"
+    say "installing $PY_TEST_PACKAGES (pip, into ${pip_dir#$root/})"
+    log=$(mktemp)
+    if ! python3 -m pip install -q --disable-pip-version-check --upgrade --target "$pip_dir" \
+        $PY_TEST_PACKAGES >"$log" 2>&1; then
+        tail -5 "$log" >&2
+        rm -f "$log"
+        die "could not install the Python test packages from PyPI (is a registry reachable?). Run: \
+python3 -m pip install --target $pip_dir $PY_TEST_PACKAGES"
+    fi
+    rm -f "$log"
+    py_test_ok || die "installed $PY_TEST_PACKAGES into $pip_dir, but python3 cannot import them"
 fi

@@ -1,0 +1,440 @@
+/* GPU quantization: F32/F16/BF16 [batch, heads, seqlen, head_dim] views to FP8 E4M3 codes, with
+ * given descales or dynamic ones (the amax of each group reduced on the GPU first).
+ *
+ * Work is cut into chunks of V elements of one row (V = 16 on the vector path: 16-byte loads and
+ * one 16-byte store of codes per chunk; V = 1 otherwise). One thread per chunk, grid-stride.
+ * Chunk c is (row, k) = (c / chunks_per_row, c % chunks_per_row) and row is (b, h, s) in
+ * row-major order; the divisions use multiply-shift constants made at launch.
+ *
+ * Dynamic descales take three stream-ordered steps: the workspace (one uint32 per group) is
+ * zeroed, fp8attn_quant_amax_* reduces max |x| of each group into it (the bits of a non-negative
+ * float order like the float; inf and NaN become a NaN pattern above every finite value), and
+ * fp8attn_quant_dyn_* turns each group's amax into its descale (quant_math.cuh), writes it once
+ * (by the thread of the group's first chunk) and encodes. Codes: x / descale correctly rounded in
+ * fp32 (quant_math.cuh), then cvt.rn.satfinite.e4m3x2.f32 (round to nearest even, +-inf and
+ * finite overflow to +-448); a NaN input gets 0x7F | its sign, as the host codec gives. */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "kernels/kernels.h"
+#include "kernels/quant/quant.h"
+#include "quant_math.cuh"
+
+#define QUANT_THREADS 256
+#define QUANT_BLOCKS_PER_SM 8
+#define QUANT_VEC 16
+#define E4M3_MAX 448.0f
+
+/* Kernel arguments; strides in elements. */
+struct quant_args {
+    const void *x;
+    uint8_t *out;
+    int64_t xs_b, xs_h, xs_s;
+    int64_t os_b, os_h, os_s;
+    const float *descale; /* given */
+    int64_t ds_b, ds_h;
+    uint32_t *amax;       /* dynamic: workspace, one per group */
+    float *descale_out;   /* dynamic */
+    int gran;
+    uint32_t n_chunks, heads, seqlen, cpr;
+    qm_fastdiv_t div_cpr, div_s, div_h;
+};
+
+struct chunk_pos {
+    uint32_t b, h, s, k, bh;
+};
+
+__device__ __forceinline__ chunk_pos locate(const quant_args &a, uint32_t c)
+{
+    chunk_pos p;
+    uint32_t row = qm_div_u32(c, a.div_cpr);
+    p.k = c - row * a.cpr;
+    p.bh = qm_div_u32(row, a.div_s);
+    p.s = row - p.bh * a.seqlen;
+    p.b = qm_div_u32(p.bh, a.div_h);
+    p.h = p.bh - p.b * a.heads;
+    return p;
+}
+
+__device__ __forceinline__ uint32_t group_of(const quant_args &a, const chunk_pos &p)
+{
+    return a.gran == FP8ATTN_SCALE_PER_TENSOR ? 0u : a.gran == FP8ATTN_SCALE_PER_HEAD ? p.h : p.bh;
+}
+
+/* FP16 bits to fp32 bits, exactly as the host codec: cvt.f32.f16 for numbers (exact: FP16
+ * subnormals are normal in fp32), and a quiet NaN of the same sign for NaN (the conversion may
+ * return the canonical NaN, which has lost the sign that the code 0x7F | sign keeps). */
+__device__ __forceinline__ uint32_t half_bits_to_float_bits(uint32_t h)
+{
+    const uint32_t f = __float_as_uint(__half2float(__ushort_as_half((unsigned short)h)));
+    return (h & 0x7FFFu) > 0x7C00u ? QM_NAN_BITS | ((h & 0x8000u) << 16) : f;
+}
+
+/* V elements of row (b, h, s) from element k*V on, as fp32 bits (conversions are exact). */
+template <int TYPE, int V>
+__device__ __forceinline__ void load_chunk(const quant_args &a, const chunk_pos &p, uint32_t (&f)[V])
+{
+    const int64_t off = (int64_t)p.b * a.xs_b + (int64_t)p.h * a.xs_h + (int64_t)p.s * a.xs_s +
+                        (int64_t)p.k * V;
+    if constexpr (TYPE == FP8ATTN_SRC_F32) {
+        const float *x = (const float *)a.x + off;
+        if constexpr (V == QUANT_VEC) {
+#pragma unroll
+            for (int i = 0; i < V / 4; i++) {
+                uint4 w = __ldg((const uint4 *)x + i);
+                f[4 * i] = w.x;
+                f[4 * i + 1] = w.y;
+                f[4 * i + 2] = w.z;
+                f[4 * i + 3] = w.w;
+            }
+        } else {
+            f[0] = __float_as_uint(__ldg(x));
+        }
+    } else {
+        const unsigned short *x = (const unsigned short *)a.x + off;
+        uint32_t h[V];
+        if constexpr (V == QUANT_VEC) {
+#pragma unroll
+            for (int i = 0; i < V / 8; i++) {
+                uint4 w = __ldg((const uint4 *)x + i);
+                const uint32_t ws[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    h[8 * i + 2 * j] = ws[j] & 0xFFFFu;
+                    h[8 * i + 2 * j + 1] = ws[j] >> 16;
+                }
+            }
+        } else {
+            h[0] = __ldg(x);
+        }
+#pragma unroll
+        for (int i = 0; i < V; i++)
+            f[i] = TYPE == FP8ATTN_SRC_BF16 ? h[i] << 16 : half_bits_to_float_bits(h[i]);
+    }
+}
+
+/* cvt.rn.satfinite.e4m3x2.f32: hi to the upper byte, lo to the lower (PTX ISA, "cvt"; sm_89+). */
+__device__ __forceinline__ uint32_t cvt_e4m3x2(float hi, float lo)
+{
+    unsigned short r;
+    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+/* Divisor and NaN code of one descale. */
+struct descale_state {
+    float ds;
+    qm_divisor_t dv;
+    uint32_t nan_code; /* code for every non-NaN x when the descale is NaN (0x7F | its sign) */
+    bool ds_nan;
+};
+
+__device__ __forceinline__ descale_state make_state(float ds)
+{
+    descale_state st;
+    uint32_t u = __float_as_uint(ds);
+    st.ds = ds;
+    st.dv = qm_divisor_make(ds);
+    st.ds_nan = (u & 0x7FFFFFFFu) > QM_INF_BITS;
+    st.nan_code = 0x7Fu | ((u >> 24) & 0x80u);
+    return st;
+}
+
+/* Codes of V elements into V / 4 words (V = 16) or the low byte of w[0] (V = 1). */
+template <int V>
+__device__ __forceinline__ void encode_chunk(const uint32_t (&f)[V], const descale_state &st,
+                                             uint32_t (&w)[(V + 3) / 4])
+{
+    uint32_t mx = 0;
+#pragma unroll
+    for (int i = 0; i < (V + 3) / 4; i++) w[i] = 0;
+    if constexpr (V == 1) {
+        w[0] = cvt_e4m3x2(0.0f, qm_quotient(__uint_as_float(f[0]), st.dv)) & 0xFFu;
+        mx = f[0] & 0x7FFFFFFFu;
+    } else {
+#pragma unroll
+        for (int i = 0; i < V; i += 2) {
+            const float q0 = qm_quotient(__uint_as_float(f[i]), st.dv);
+            const float q1 = qm_quotient(__uint_as_float(f[i + 1]), st.dv);
+            w[i / 4] |= cvt_e4m3x2(q1, q0) << (8 * (i % 4));
+            mx = max(mx, max(f[i] & 0x7FFFFFFFu, f[i + 1] & 0x7FFFFFFFu));
+        }
+    }
+    if (mx > QM_INF_BITS || st.ds_nan) { /* rare: NaN codes as the host codec makes them */
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            uint32_t code = (w[i / 4] >> (8 * (i % 4))) & 0xFFu;
+            if ((f[i] & 0x7FFFFFFFu) > QM_INF_BITS) code = 0x7Fu | ((f[i] >> 24) & 0x80u);
+            else if (st.ds_nan) code = st.nan_code;
+            w[i / 4] = (w[i / 4] & ~(0xFFu << (8 * (i % 4)))) | (code << (8 * (i % 4)));
+        }
+    }
+}
+
+template <int V>
+__device__ __forceinline__ void store_chunk(const quant_args &a, const chunk_pos &p,
+                                            const uint32_t (&w)[(V + 3) / 4])
+{
+    uint8_t *o = a.out + (int64_t)p.b * a.os_b + (int64_t)p.h * a.os_h + (int64_t)p.s * a.os_s +
+                 (int64_t)p.k * V;
+    if constexpr (V == QUANT_VEC) *(uint4 *)o = make_uint4(w[0], w[1], w[2], w[3]);
+    else *o = (uint8_t)w[0];
+}
+
+template <int TYPE, int V, bool DYN>
+__device__ __forceinline__ void quant_body(const quant_args &a)
+{
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    descale_state st;
+    uint32_t key = 0;
+    bool have = false;
+    for (uint64_t c = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; c < a.n_chunks; c += stride) {
+        const chunk_pos p = locate(a, (uint32_t)c);
+        uint32_t f[V], w[(V + 3) / 4];
+        if (DYN) {
+            const uint32_t g = group_of(a, p);
+            if (!have || g != key) {
+                st = make_state(qm_descale_of(a.amax[g], E4M3_MAX));
+                key = g;
+                have = true;
+            }
+            /* the group's first chunk writes its descale, once */
+            if (p.k == 0 && p.s == 0 && (a.gran == FP8ATTN_SCALE_PER_BATCH_HEAD || p.b == 0) &&
+                (a.gran != FP8ATTN_SCALE_PER_TENSOR || p.h == 0))
+                a.descale_out[g] = st.ds;
+        } else {
+            const float ds = __ldg(a.descale + (int64_t)p.b * a.ds_b + (int64_t)p.h * a.ds_h);
+            if (!have || __float_as_uint(ds) != key) {
+                st = make_state(ds);
+                key = __float_as_uint(ds);
+                have = true;
+            }
+        }
+        load_chunk<TYPE, V>(a, p, f);
+        encode_chunk<V>(f, st, w);
+        store_chunk<V>(a, p, w);
+    }
+}
+
+/* max |x| over a group, as bits, into a.amax[group]: see the file comment. Tiles of blockDim
+ * consecutive chunks; a tile inside one group (always, per tensor; otherwise when it lies in one
+ * (b, h) slab) is reduced by the block into one atomic per block and group, others per chunk. */
+__device__ __forceinline__ void block_flush(uint32_t v, uint32_t *target, uint32_t *smem)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    v = __reduce_max_sync(0xFFFFFFFFu, v);
+    if (lane == 0) smem[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < (int)(blockDim.x >> 5) ? smem[lane] : 0u;
+        v = __reduce_max_sync(0xFFFFFFFFu, v);
+        if (lane == 0 && v != 0) atomicMax(target, v);
+    }
+    __syncthreads();
+}
+
+template <int TYPE, int V>
+__device__ __forceinline__ void amax_body(const quant_args &a)
+{
+    __shared__ uint32_t smem[32];
+    const uint64_t tile_stride = (uint64_t)gridDim.x * blockDim.x;
+    uint32_t acc = 0, acc_group = 0;
+    bool have = false; /* block-uniform */
+    for (uint64_t t0 = (uint64_t)blockIdx.x * blockDim.x; t0 < a.n_chunks; t0 += tile_stride) {
+        const uint64_t c = t0 + threadIdx.x;
+        const uint64_t end = t0 + blockDim.x, last = (end < a.n_chunks ? end : a.n_chunks) - 1;
+        const chunk_pos first_p = locate(a, (uint32_t)t0), last_p = locate(a, (uint32_t)last);
+        const bool uniform = a.gran == FP8ATTN_SCALE_PER_TENSOR || first_p.bh == last_p.bh;
+        uint32_t m = 0, g = 0;
+        if (c < a.n_chunks) {
+            const chunk_pos p = locate(a, (uint32_t)c);
+            uint32_t f[V];
+            load_chunk<TYPE, V>(a, p, f);
+#pragma unroll
+            for (int i = 0; i < V; i++) m = max(m, f[i] & 0x7FFFFFFFu);
+            if (m > QM_INF_BITS - 1u) m = QM_NAN_BITS; /* inf or NaN: above every finite value */
+            g = group_of(a, p);
+        }
+        if (uniform) {
+            const uint32_t tg = group_of(a, first_p);
+            if (have && tg != acc_group) {
+                block_flush(acc, &a.amax[acc_group], smem);
+                acc = 0;
+            }
+            acc_group = tg;
+            have = true;
+            acc = max(acc, m);
+        } else if (m != 0) {
+            atomicMax(&a.amax[g], m);
+        }
+    }
+    if (have) block_flush(acc, &a.amax[acc_group], smem);
+}
+
+/* ---- the kernels: plain extern "C" names (cuobjdump, fp8attn resources) ---- */
+#define QUANT_KERNELS(NAME, TYPE)                                                                  \
+    extern "C" __global__ void __launch_bounds__(QUANT_THREADS)                                    \
+        fp8attn_quant_##NAME##_v16(quant_args a) { quant_body<TYPE, QUANT_VEC, false>(a); }        \
+    extern "C" __global__ void __launch_bounds__(QUANT_THREADS)                                    \
+        fp8attn_quant_##NAME##_v1(quant_args a) { quant_body<TYPE, 1, false>(a); }                 \
+    extern "C" __global__ void __launch_bounds__(QUANT_THREADS)                                    \
+        fp8attn_quant_dyn_##NAME##_v16(quant_args a) { quant_body<TYPE, QUANT_VEC, true>(a); }     \
+    extern "C" __global__ void __launch_bounds__(QUANT_THREADS)                                    \
+        fp8attn_quant_dyn_##NAME##_v1(quant_args a) { quant_body<TYPE, 1, true>(a); }              \
+    extern "C" __global__ void __launch_bounds__(QUANT_THREADS)                                    \
+        fp8attn_quant_amax_##NAME##_v16(quant_args a) { amax_body<TYPE, QUANT_VEC>(a); }           \
+    extern "C" __global__ void __launch_bounds__(QUANT_THREADS)                                    \
+        fp8attn_quant_amax_##NAME##_v1(quant_args a) { amax_body<TYPE, 1>(a); }
+
+QUANT_KERNELS(f32, FP8ATTN_SRC_F32)
+QUANT_KERNELS(f16, FP8ATTN_SRC_F16)
+QUANT_KERNELS(bf16, FP8ATTN_SRC_BF16)
+
+typedef void (*quant_kernel_t)(quant_args);
+
+/* [type][vector][kind: 0 given, 1 dynamic, 2 amax] */
+static const quant_kernel_t k_kernels[3][2][3] = {
+    {{fp8attn_quant_f32_v1, fp8attn_quant_dyn_f32_v1, fp8attn_quant_amax_f32_v1},
+     {fp8attn_quant_f32_v16, fp8attn_quant_dyn_f32_v16, fp8attn_quant_amax_f32_v16}},
+    {{fp8attn_quant_f16_v1, fp8attn_quant_dyn_f16_v1, fp8attn_quant_amax_f16_v1},
+     {fp8attn_quant_f16_v16, fp8attn_quant_dyn_f16_v16, fp8attn_quant_amax_f16_v16}},
+    {{fp8attn_quant_bf16_v1, fp8attn_quant_dyn_bf16_v1, fp8attn_quant_amax_bf16_v1},
+     {fp8attn_quant_bf16_v16, fp8attn_quant_dyn_bf16_v16, fp8attn_quant_amax_bf16_v16}},
+};
+
+/* ---- launch ---- */
+
+/* SM count and compute capability per device, queried once (a runtime query costs ~1 us). A race
+ * between threads writes the same values. */
+#define QUANT_MAX_DEVICES 64
+static int g_sm_count[QUANT_MAX_DEVICES], g_cc[QUANT_MAX_DEVICES][2];
+
+static fp8attn_status_t device_info(fp8attn_device_info_t *info)
+{
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess)
+        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "fp8attn_quantize_gpu: no usable CUDA device: %s",
+                            cudaGetErrorString(e));
+    if (dev < 0 || dev >= QUANT_MAX_DEVICES)
+        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                            "fp8attn_quantize_gpu: device %d: at most %d devices are supported", dev,
+                            QUANT_MAX_DEVICES);
+    if (g_sm_count[dev] == 0) {
+        int sm = 0, major = 0, minor = 0;
+        if ((e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) ||
+            (e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev)) ||
+            (e = cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev)))
+            return fp8attn_fail(FP8ATTN_ERR_CUDA, "fp8attn_quantize_gpu: cudaDeviceGetAttribute(device %d): %s",
+                                dev, cudaGetErrorString(e));
+        g_cc[dev][0] = major;
+        g_cc[dev][1] = minor;
+        g_sm_count[dev] = sm > 0 ? sm : 1;
+    }
+    info->cc_major = g_cc[dev][0];
+    info->cc_minor = g_cc[dev][1];
+    info->sm_count = g_sm_count[dev];
+    info->smem_optin = 0;
+    info->ordinal = dev;
+    return FP8ATTN_OK;
+}
+
+/* The vector path needs 16-byte aligned loads and stores for every chunk. */
+static int vector_ok(const fp8attn_quant_params_t *p, int64_t elem_bytes)
+{
+    const fp8attn_tensor_view_t *x = &p->x;
+    const int64_t xs[3] = {x->stride.batch, x->stride.head, x->stride.token};
+    const int64_t os[3] = {p->out_stride.batch, p->out_stride.head, p->out_stride.token};
+    const int64_t ext[3] = {x->batch, x->heads, x->seqlen};
+    int i;
+    if (x->head_dim % QUANT_VEC != 0 || (uintptr_t)x->data % 16 != 0 || (uintptr_t)p->out % 16 != 0)
+        return 0;
+    for (i = 0; i < 3; i++)
+        if (ext[i] > 1 && ((xs[i] * elem_bytes) % 16 != 0 || os[i] % 16 != 0)) return 0;
+    return 1;
+}
+
+static fp8attn_status_t launch(quant_kernel_t k, const quant_args &a, int sm_count, cudaStream_t s,
+                               const char *what)
+{
+    uint64_t blocks = ((uint64_t)a.n_chunks + QUANT_THREADS - 1) / QUANT_THREADS;
+    const uint64_t cap = (uint64_t)sm_count * QUANT_BLOCKS_PER_SM;
+    void *args[] = {(void *)&a};
+    cudaError_t e;
+    if (blocks > cap) blocks = cap;
+    e = cudaLaunchKernel((const void *)k, dim3((unsigned)blocks), dim3(QUANT_THREADS), args, 0, s);
+    if (e != cudaSuccess)
+        return fp8attn_fail(FP8ATTN_ERR_CUDA, "fp8attn_quantize_gpu: launching the %s kernel: %s",
+                            what, cudaGetErrorString(e));
+    return FP8ATTN_OK;
+}
+
+extern "C" fp8attn_status_t fp8attn_quant_launch(const fp8attn_quant_params_t *p,
+                                                 fp8attn_stream_t stream)
+{
+    const fp8attn_tensor_view_t *x = &p->x;
+    const int64_t elem_bytes = x->type == FP8ATTN_SRC_F32 ? 4 : 2;
+    const cudaStream_t s = (cudaStream_t)stream;
+    const int dynamic = p->descale_out != NULL;
+    fp8attn_device_info_t info;
+    fp8attn_status_t st;
+    quant_args a;
+    uint64_t rows, n_chunks;
+    int vec, cpr;
+
+    if ((st = device_info(&info)) != FP8ATTN_OK) return st;
+    if ((st = fp8attn_check_arch(&info, "fp8attn_quantize_gpu")) != FP8ATTN_OK) return st;
+    if (info.cc_major * 10 + info.cc_minor < 89)
+        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                            "fp8attn_quantize_gpu: sm_%d%d has no FP8 conversion instruction "
+                            "(sm_89 or later needed)",
+                            info.cc_major, info.cc_minor);
+    vec = vector_ok(p, elem_bytes);
+    cpr = vec ? x->head_dim / QUANT_VEC : x->head_dim;
+    rows = (uint64_t)x->batch * (uint64_t)x->heads * (uint64_t)x->seqlen;
+    n_chunks = rows * (uint64_t)cpr;
+    if (n_chunks > 0xFFFFFFFFull)
+        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                            "fp8attn_quantize_gpu: %llu %s: at most 2^32 - 1 per call (the %s path "
+                            "counts in 32 bits); split the tensor",
+                            (unsigned long long)n_chunks,
+                            vec ? "16-element chunks" : "elements", vec ? "vector" : "scalar");
+
+    a.x = x->data;
+    a.out = p->out;
+    a.xs_b = x->stride.batch;
+    a.xs_h = x->stride.head;
+    a.xs_s = x->stride.token;
+    a.os_b = p->out_stride.batch;
+    a.os_h = p->out_stride.head;
+    a.os_s = p->out_stride.token;
+    a.descale = p->descale.ptr;
+    a.ds_b = p->descale.batch_stride;
+    a.ds_h = p->descale.head_stride;
+    a.amax = (uint32_t *)p->workspace;
+    a.descale_out = p->descale_out;
+    a.gran = (int)p->granularity;
+    a.n_chunks = (uint32_t)n_chunks;
+    a.heads = (uint32_t)x->heads;
+    a.seqlen = (uint32_t)x->seqlen;
+    a.cpr = (uint32_t)cpr;
+    a.div_cpr = qm_fastdiv_make((uint32_t)cpr);
+    a.div_s = qm_fastdiv_make((uint32_t)x->seqlen);
+    a.div_h = qm_fastdiv_make((uint32_t)x->heads);
+
+    const quant_kernel_t *k = k_kernels[x->type][vec];
+    if (!dynamic) return launch(k[0], a, info.sm_count, s, "quantize");
+    {
+        const int64_t groups = fp8attn_descale_count(p->granularity, x->batch, x->heads);
+        cudaError_t e = cudaMemsetAsync(p->workspace, 0, (size_t)groups * sizeof(uint32_t), s);
+        if (e != cudaSuccess)
+            return fp8attn_fail(FP8ATTN_ERR_CUDA,
+                                "fp8attn_quantize_gpu: cudaMemsetAsync(workspace, %lld bytes): %s",
+                                (long long)(groups * 4), cudaGetErrorString(e));
+    }
+    if ((st = launch(k[2], a, info.sm_count, s, "amax")) != FP8ATTN_OK) return st;
+    return launch(k[1], a, info.sm_count, s, "quantize");
+}

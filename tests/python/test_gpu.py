@@ -1,0 +1,406 @@
+"""The package on CUDA tensors: attention against a torch fp64 reference on the same FP8 inputs
+for every head dim, causal and not, GQA, BSHD and BHSD, non-contiguous views (kernel gates of
+docs/GATES.md); torch.compile(fullgraph=True); CUDA-graph capture and replay equal to eager; a
+non-default stream; quantize on the GPU bit-identical to the CPU; FA3's flash_attn_func beside
+ours when it is importable. SKIP without torch or a GPU (tests/python.cmake, python_gpu; run on
+a GPU machine by tests/python/device_run.sh)."""
+import math
+import os
+import zlib
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+# FP8ATTN_TEST_DEVICE=cpu runs what does not need CUDA on CPU tensors (a dry run of this file's
+# own logic where there is no GPU); the CUDA-only tests skip themselves then.
+DEV = torch.device(os.environ.get("FP8ATTN_TEST_DEVICE", "cuda"))
+if DEV.type == "cuda" and not torch.cuda.is_available():
+    pytest.skip("torch sees no CUDA device", allow_module_level=True)
+cuda_only = pytest.mark.skipif(DEV.type != "cuda", reason="needs CUDA")
+
+import fp8attn  # noqa: E402
+
+FP8 = torch.float8_e4m3fn
+# docs/GATES.md, kernel gates of the default variant (mma) against fp64 on the same FP8 inputs
+GATE_REL_RMSE, GATE_MAX_ABS, GATE_LSE = 0.035, 0.15, 1e-4
+
+
+def gen(seed):
+    return torch.Generator(device=DEV).manual_seed(seed)
+
+
+def bhsd(t, layout):
+    return t.transpose(1, 2) if layout == "bshd" else t
+
+
+def make(layout, B, H, S, D, seed, kind, view):
+    """FP8 codes (quantized by fp8attn.quantize on the GPU), their descale as the call takes it
+    and the fp64 values they stand for, [B, H, S, D]."""
+    g = gen(seed)
+    shape = (B, S, H, D) if layout == "bshd" else (B, H, S, D)
+    x = torch.randn(shape, device=DEV, generator=g)
+    x = x * bhsd(torch.rand(B, H, 1, 1, device=DEV, generator=g) * 4 + 0.25, layout)
+    gran = "tensor" if kind == "tensor" else "head"
+    codes, d = fp8attn.quantize(x, granularity=gran, layout=layout)
+    if kind == "head_only":  # one per head, shape (H,): the per-(b, h) max over the batch
+        d = d.amax(dim=0)
+        codes, _ = fp8attn.quantize(x, scale=d, layout=layout)
+    dfull = d.expand(B, H) if d.dim() < 2 else d
+    real = bhsd(codes, layout).double() * dfull.double()[:, :, None, None]
+    if view == "padded":  # rows 16 elements apart from the next
+        big = torch.zeros(shape[:-1] + (D + 16,), dtype=FP8, device=DEV)
+        big[..., :D] = codes
+        codes = big[..., :D]
+    elif view == "heads":  # every other head of a larger tensor
+        hs = (B, S, 2 * H, D) if layout == "bshd" else (B, 2 * H, S, D)
+        big = torch.zeros(hs, dtype=FP8, device=DEV)
+        if layout == "bshd":
+            big[:, :, ::2] = codes
+            codes = big[:, :, ::2]
+        else:
+            big[:, ::2] = codes
+            codes = big[:, ::2]
+    return codes, d, real
+
+
+def reference(q, k, v, causal, scale):
+    """fp64 attention on [B, H, S, D] float64 tensors: (O, LSE); rows without keys O = 0,
+    LSE = -inf; GQA by head repetition; causal bottom-right."""
+    Hq, Hkv = q.shape[1], k.shape[1]
+    k = k.repeat_interleave(Hq // Hkv, dim=1)
+    v = v.repeat_interleave(Hq // Hkv, dim=1)
+    s = torch.einsum("bhqd,bhkd->bhqk", q, k) * scale
+    Sq, Sk = s.shape[-2], s.shape[-1]
+    if causal:
+        i = torch.arange(Sq, device=DEV)[:, None]
+        j = torch.arange(Sk, device=DEV)[None, :]
+        s = s.masked_fill(j > i + Sk - Sq, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.exp(s - lse[..., None]).nan_to_num(0.0)
+    return torch.einsum("bhqk,bhkd->bhqd", p, v), lse
+
+
+def check_gates(o, lse, ro, rlse, what):
+    o = o.double()
+    assert torch.isfinite(o).all(), "%s: non-finite output (unwritten or NaN)" % what
+    rel = (torch.linalg.vector_norm(o - ro) / torch.linalg.vector_norm(ro)).item()
+    mab = (o - ro).abs().max().item()
+    assert rel <= GATE_REL_RMSE and mab <= GATE_MAX_ABS, "%s: rel_rmse %.4g, max_abs %.4g" % (
+        what, rel, mab)
+    if lse is not None:
+        fin = torch.isfinite(rlse)
+        assert torch.equal(torch.isfinite(lse), fin), "%s: -inf LSE rows differ" % what
+        err = (lse.double()[fin] - rlse[fin]).abs().max().item() if fin.any() else 0.0
+        assert err <= GATE_LSE, "%s: lse abs %.3g" % (what, err)
+    return rel
+
+
+CASES = [(d, c, h, l, vw) for d in (64, 128, 256) for c in (False, True)
+         for h in ((8, 8), (8, 2), (8, 1)) for l in ("bshd", "bhsd")
+         for vw in ("contiguous", "padded", "heads")]
+KINDS = ("tensor", "head", "head_only")
+
+
+@pytest.mark.parametrize("D,causal,heads,layout,view", CASES)
+def test_attention_vs_fp64(D, causal, heads, layout, view):
+    Hq, Hkv = heads
+    B = 2
+    Sq, Sk = (130, 257) if view == "heads" else (200, 200)
+    seed = D * 1000 + causal * 100 + Hkv * 10 + len(view) + len(layout)
+    kind = KINDS[seed % 3]
+    q, dq, rq = make(layout, B, Hq, Sq, D, seed, kind, view)
+    k, dk, rk = make(layout, B, Hkv, Sk, D, seed + 1, kind, view)
+    v, dv, rv = make(layout, B, Hkv, Sk, D, seed + 2, kind, view)
+    out = None
+    if view != "contiguous":  # poisoned: every element must be written
+        oshape = (B, Sq, Hq, D) if layout == "bshd" else (B, Hq, Sq, D)
+        out = torch.full(oshape, float("nan"), dtype=torch.bfloat16, device=DEV)
+    o, lse = fp8attn.attention(q, k, v, causal=causal, q_descale=dq, k_descale=dk, v_descale=dv,
+                               layout=layout, return_lse=True, out=out)
+    assert out is None or o is out
+    ro, rlse = reference(rq, rk, rv, causal, np.float32(1 / math.sqrt(D)).item())
+    check_gates(bhsd(o, layout), lse, ro, rlse, "D=%d causal=%d %s %s %s" % (D, causal, heads,
+                                                                            layout, view))
+
+
+@pytest.mark.parametrize("out_dtype", [torch.float16, torch.bfloat16])
+def test_gpu_against_cpu_backend(out_dtype):
+    q, dq, _ = make("bshd", 2, 4, 96, 128, 1, "head", "contiguous")
+    k, dk, _ = make("bshd", 2, 2, 333, 128, 2, "head", "contiguous")
+    v, dv, _ = make("bshd", 2, 2, 333, 128, 3, "head", "contiguous")
+    o, lse = fp8attn.attention(q, k, v, causal=True, q_descale=dq, k_descale=dk, v_descale=dv,
+                               out_dtype=out_dtype, return_lse=True, softmax_scale=0.07)
+    c, clse = fp8attn.attention(q.cpu(), k.cpu(), v.cpu(), causal=True, q_descale=dq.cpu(),
+                                k_descale=dk.cpu(), v_descale=dv.cpu(), out_dtype=out_dtype,
+                                return_lse=True, softmax_scale=0.07)
+    assert o.dtype == out_dtype
+    check_gates(o.cpu(), lse.cpu(), c.double(), clse.double(), "GPU vs CPU backend")
+
+
+@cuda_only
+def test_e5m2_inputs():
+    """E5M2 codes: fp8attn_forward picks reference-gpu (mma is E4M3 only)."""
+    g = gen(7)
+    x = [torch.randn(1, 64, 2, 64, device=DEV, generator=g) for _ in range(3)]
+    q, k, v = (t.to(torch.float8_e5m2) for t in x)
+    o = fp8attn.attention(q, k, v)
+    ro, _ = reference(*(bhsd(t.double(), "bshd") for t in (q, k, v)), False,
+                      np.float32(0.125).item())
+    check_gates(bhsd(o, "bshd"), None, ro, None, "E5M2")
+
+
+def _problem(seed=11, B=2, H=4, S=256, D=128):
+    q, dq, _ = make("bshd", B, H, S, D, seed, "head", "contiguous")
+    k, dk, _ = make("bshd", B, H, S, D, seed + 1, "head", "contiguous")
+    v, dv, _ = make("bshd", B, H, S, D, seed + 2, "head", "contiguous")
+    return q, k, v, dq, dk, dv
+
+
+def test_compile_fullgraph_equals_eager():
+    q, k, v, dq, dk, dv = _problem()
+    x = torch.randn(2, 256, 4, 128, device=DEV, generator=gen(3), dtype=torch.bfloat16)
+
+    def f(q, k, v, dq, dk, dv, x):
+        o, lse = fp8attn.attention(q, k, v, causal=True, q_descale=dq, k_descale=dk,
+                                   v_descale=dv, return_lse=True)
+        x8, xd = fp8attn.quantize(x, granularity="head")
+        o2 = fp8attn.flash_attn_func(x8, x8, x8, q_descale=xd, k_descale=xd, v_descale=xd)
+        return o * 2, lse, x8.view(torch.uint8), xd, o2
+
+    torch._dynamo.reset()
+    got = torch.compile(f, fullgraph=True)(q, k, v, dq, dk, dv, x)
+    want = f(q, k, v, dq, dk, dv, x)
+    for a, b in zip(got, want):
+        assert torch.equal(a, b)
+
+
+@cuda_only
+def test_cuda_graph_replay_equals_eager():
+    q, k, v, dq, dk, dv = _problem(21)
+    x = torch.randn(2, 256, 4, 128, device=DEV, generator=gen(4))
+    static = [t.clone() for t in (q, k, v, dq, dk, dv, x)]
+
+    def step(q, k, v, dq, dk, dv, x):
+        o = fp8attn.attention(q, k, v, causal=True, q_descale=dq, k_descale=dk, v_descale=dv)
+        o_default = fp8attn.attention(q, k, v)  # None descales inside capture (after warm-up)
+        x8, xd = fp8attn.quantize(x, granularity="head")
+        return o, o_default, x8, xd
+
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(2):
+            step(*static)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        outs = step(*static)
+    for seed in (31, 32):  # new data into the static inputs, replay, compare with eager
+        q2, k2, v2, dq2, dk2, dv2 = _problem(seed)
+        x2 = torch.randn(2, 256, 4, 128, device=DEV, generator=gen(seed))
+        for dst, src in zip(static, (q2, k2, v2, dq2, dk2, dv2, x2)):
+            dst.copy_(src)
+        g.replay()
+        want = step(q2, k2, v2, dq2, dk2, dv2, x2)
+        torch.cuda.synchronize()
+        for a, b in zip(outs, want):
+            assert torch.equal(a.view(torch.uint8) if a.dtype == FP8 else a,
+                               b.view(torch.uint8) if b.dtype == FP8 else b)
+
+
+@cuda_only
+def test_non_default_stream():
+    """Work goes to the current stream: on a side stream whose inputs are written after a long
+    sleep, the result reflects the new inputs (a launch on another stream would read the old)."""
+    q, k, v, dq, dk, dv = _problem(41)
+    q_new = _problem(42)[0]
+    want = fp8attn.attention(q_new, k, v, q_descale=dq, k_descale=dk, v_descale=dv)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    torch.cuda.synchronize()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU cycles
+        q.copy_(q_new)
+        got = fp8attn.attention(q, k, v, q_descale=dq, k_descale=dk, v_descale=dv)
+        x8, xd = fp8attn.quantize(got, granularity="head")
+    side.synchronize()
+    assert torch.equal(got, want)
+    w8, wd = fp8attn.quantize(want, granularity="head")
+    assert torch.equal(x8.view(torch.uint8), w8.view(torch.uint8)) and torch.equal(xd, wd)
+
+
+@cuda_only
+def test_other_current_device_index_is_used():
+    """A tensor on cuda:N runs on device N whatever the current device (one-GPU machines: N=0)."""
+    q, k, v, dq, dk, dv = _problem(51, S=64)
+    with torch.cuda.device(torch.cuda.device_count() - 1):
+        o = fp8attn.attention(q, k, v, q_descale=dq, k_descale=dk, v_descale=dv)
+    assert o.device == q.device
+    assert torch.equal(o, fp8attn.attention(q, k, v, q_descale=dq, k_descale=dk, v_descale=dv))
+
+
+# ---- quantize: the GPU against the CPU, bit for bit ----
+
+def same_codes(a, b):
+    return torch.equal(a.view(torch.uint8).cpu(), b.view(torch.uint8).cpu())
+
+
+def same_bits(a, b):
+    return torch.equal(a.cpu().view(torch.int32), b.cpu().view(torch.int32))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("layout", ["bshd", "bhsd"])
+@pytest.mark.parametrize("view", ["contiguous", "padded", "odd"])
+def test_quantize_gpu_equals_cpu(dtype, layout, view):
+    g = gen(zlib.crc32(("%s %s %s" % (dtype, layout, view)).encode()))
+    D = 24 if view == "odd" else 128  # odd: head_dim not a multiple of 16 (the scalar path)
+    shape = (3, 70, 5, D) if layout == "bshd" else (3, 5, 70, D)
+    x = torch.randn(shape, device=DEV, generator=g) * torch.pow(10.0, torch.randint(
+        -3, 4, shape[:-1] + (1,), device=DEV, generator=g).float())
+    x = x.to(dtype)
+    x.view(-1)[::53] = 0
+    if view == "padded":
+        big = torch.zeros(shape[:-1] + (D + 8,), dtype=dtype, device=DEV)
+        big[..., :D] = x
+        x = big[..., :D]
+    xc = x.cpu()
+    H = shape[2] if layout == "bshd" else shape[1]
+    for gran in ("tensor", "head"):
+        c, d = fp8attn.quantize(x, granularity=gran, layout=layout)
+        cc, dc = fp8attn.quantize(xc, granularity=gran, layout=layout)
+        assert same_codes(c, cc) and same_bits(d, dc), (gran, dtype, layout, view)
+    for scale in (torch.tensor(0.37, device=DEV), torch.rand(H, device=DEV) + 0.01,
+                  torch.rand(3, H, device=DEV) * 1e-3 + 1e-6):
+        c, _ = fp8attn.quantize(x, scale=scale, layout=layout)
+        cc, _ = fp8attn.quantize(xc, scale=scale.cpu(), layout=layout)
+        assert same_codes(c, cc), (scale.shape, dtype, layout, view)
+
+
+def _probes():
+    """The codec tests' kind of inputs as float32: every E4M3 value and midpoint, both signs, the
+    floats beside them, float specials (NaN payloads, inf, subnormals, huge) and random bits."""
+    import ml_dtypes
+    vals = np.arange(0x7F, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    nxt = np.append(vals[1:], np.float32(480))
+    mids = (vals + nxt) / 2
+    base = np.concatenate([vals, mids])
+    p = np.concatenate([base, np.nextafter(base, np.float32(0)), np.nextafter(base, np.float32(1e9))])
+    p = np.concatenate([p, -p])
+    special = np.array([0x00000001, 0x007FFFFF, 0x7F7FFFFF, 0x7F800000, 0x7FC00000, 0x7F800001,
+                        0x7FFFFFFF, 0x7FA5A5A5], dtype=np.uint32)
+    special = np.concatenate([special, special | 0x80000000]).view(np.float32)
+    rnd = np.random.default_rng(3).integers(0, 2 ** 32, 200000, dtype=np.uint64).astype(
+        np.uint32).view(np.float32)
+    allp = np.concatenate([p, special, rnd]).astype(np.float32)
+    allp = allp[: len(allp) // 16 * 16]
+    return torch.from_numpy(allp.copy()).reshape(1, -1, 1, 16)
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.75, 1 / 448, 2.0 ** -10, 3.1e7, 1.1754943508222875e-38,
+                                   2.0 ** -140, 2.0 ** 80])
+def test_quantize_every_value_gpu_equals_cpu(scale):
+    s = torch.tensor(scale, dtype=torch.float32)
+    for dtype in (torch.float16, torch.bfloat16):
+        x = torch.arange(65536, dtype=torch.int32).to(torch.int16).view(dtype).reshape(1, 4096,
+                                                                                       1, 16)
+        c, _ = fp8attn.quantize(x.to(DEV), scale=s.to(DEV))
+        cc, _ = fp8attn.quantize(x, scale=s)
+        assert same_codes(c, cc), (dtype, scale)
+    x = _probes()
+    c, _ = fp8attn.quantize(x.to(DEV), scale=s.to(DEV))
+    cc, _ = fp8attn.quantize(x, scale=s)
+    assert same_codes(c, cc), ("float32 probes", scale)
+
+
+@cuda_only
+def test_quantize_gpu_nan_group():
+    """A NaN in one (batch, head) group: that group's descale NaN, its codes NaN (0x7F | sign);
+    the others as the CPU quantizes them."""
+    x = torch.randn(2, 33, 2, 64, device=DEV, generator=gen(9))
+    x[1, 5, 0, 7] = float("nan")
+    c, d = fp8attn.quantize(x, granularity="head")
+    assert torch.isnan(d[1, 0]) and torch.isfinite(d).sum() == 3
+    grp = c[1, :, 0].view(torch.uint8)
+    assert ((grp == 0x7F) | (grp == 0xFF)).all()
+    for b, h in ((0, 0), (0, 1), (1, 1)):
+        cc, dc = fp8attn.quantize(x[b:b + 1, :, h:h + 1].cpu())
+        assert same_codes(c[b:b + 1, :, h:h + 1], cc) and same_bits(d[b, h], dc)
+
+
+# ---- FA3 beside us (when its wheel is importable) ----
+
+def _fa3():
+    for mod in ("flash_attn_interface", "fa3_fwd_interface"):
+        try:
+            m = __import__(mod)
+            return m.flash_attn_func
+        except Exception:  # noqa: BLE001
+            continue
+    return None
+
+
+@cuda_only
+def test_flash_attn_func_beside_fa3():
+    fa3 = _fa3()
+    if fa3 is None:
+        pytest.skip("neither flash_attn_interface nor fa3_fwd_interface is importable")
+    q, dq, rq = make("bshd", 2, 8, 512, 128, 61, "head", "contiguous")
+    k, dk, rk = make("bshd", 2, 2, 512, 128, 62, "head", "contiguous")
+    v, dv, rv = make("bshd", 2, 2, 512, 128, 63, "head", "contiguous")
+    # FA3's q_descale is (batch, h_kv): one per group of 4 query heads
+    dq_kv = dq.reshape(2, 2, 4).amax(-1)
+    q, _ = fp8attn.quantize(bhsd(rq, "bshd").float(), scale=dq_kv.repeat_interleave(4, 1))
+    rq = bhsd(q.double(), "bshd") * dq_kv.repeat_interleave(4, 1).double()[:, :, None, None]
+    ours, lse = fp8attn.flash_attn_func(q, k, v, causal=True, q_descale=dq_kv, k_descale=dk,
+                                        v_descale=dv, return_attn_probs=True)
+    theirs = fa3(q, k, v, causal=True, q_descale=dq_kv, k_descale=dk, v_descale=dv)
+    theirs = theirs[0] if isinstance(theirs, tuple) else theirs
+    ro, rlse = reference(rq, rk, rv, True, np.float32(1 / math.sqrt(128)).item())
+    e_ours = check_gates(bhsd(ours, "bshd"), lse, ro, rlse, "fp8attn.flash_attn_func")
+    e_fa3 = (torch.linalg.vector_norm(bhsd(theirs, "bshd").double() - ro)
+             / torch.linalg.vector_norm(ro)).item()
+    print("rel RMSE vs fp64: fp8attn %.4f, FA3 %.4f" % (e_ours, e_fa3))
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+    assert e_fa3 < GATE_REL_RMSE  # the same inputs mean the same thing to both
+
+
+# ---- errors on CUDA ----
+
+@cuda_only
+def test_cuda_errors():
+    q, k, v, dq, dk, dv = _problem(71, S=64)
+    with pytest.raises(fp8attn.InvalidArgumentError, match="k is on cpu, q on cuda"):
+        fp8attn.attention(q, k.cpu(), v)
+    with pytest.raises(fp8attn.InvalidArgumentError, match="q_descale is on cpu"):
+        fp8attn.attention(q, k, v, q_descale=dq.cpu())
+    with pytest.raises(fp8attn.InvalidDescaleError, match="Python number"):
+        fp8attn.attention(q, k, v, q_descale=0.5)
+    raw = torch.zeros(q.numel() + 16, dtype=torch.uint8, device=DEV)
+    qm = raw[1:1 + q.numel()].view(FP8).view(q.shape)  # 1 byte past an aligned address
+    out = torch.full(q.shape, 9.0, dtype=torch.bfloat16, device=DEV)
+    with pytest.raises(fp8attn.InvalidStrideError, match="params->q = .*16-byte aligned"):
+        fp8attn.attention(qm, k, v, out=out)
+    with pytest.raises(fp8attn.InvalidDescaleError, match="scale: a Python number"):
+        fp8attn.quantize(torch.randn(1, 4, 1, 64, device=DEV), scale=0.5)
+    torch.cuda.synchronize()
+    assert (out == 9.0).all()
+
+
+def test_opcheck_cuda():
+    q, k, v, dq, dk, dv = _problem(81, S=64)
+    tests = ("test_faketensor", "test_aot_dispatch_dynamic")
+    r = torch.library.opcheck(torch.ops.fp8attn.attention.default,
+                              (q, k, v, dq, dk, dv, True, 0.0, "bshd", torch.bfloat16, True),
+                              test_utils=tests)
+    assert all(x == "SUCCESS" for x in r.values()), r
+    r = torch.library.opcheck(torch.ops.fp8attn.quantize.default,
+                              (torch.randn(2, 8, 3, 64, device=DEV), "head", "bshd"),
+                              test_utils=tests)
+    assert all(x == "SUCCESS" for x in r.values()), r
+
+
+def test_library_in_use():
+    print("library:", fp8attn.library_path(), fp8attn.library_version(),
+          os.environ.get("FP8ATTN_LIBRARY"))
