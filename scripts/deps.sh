@@ -166,7 +166,7 @@ fi
 
 if [ $py_missing = 1 ]; then
     mkdir -p "$pip_dir"
-    say "installing $PY_TEST_PACKAGES (pip, into ${pip_dir#$root/})"
+    for p in $PY_TEST_PACKAGES; do say "installing $p (pip, into ${pip_dir#$root/})"; done
     log=$(mktemp)
     if ! python3 -m pip install -q --disable-pip-version-check --upgrade --target "$pip_dir" \
         $PY_TEST_PACKAGES >"$log" 2>&1; then
