@@ -4,8 +4,9 @@
  * A tensor is described to TMA as 4-D, innermost first: (head_dim, tokens, heads, batch) with the
  * byte strides of the view, so BHSD, BSHD, packed and sliced layouts all work and rows past the
  * sequence are zero-filled by the copy engine without being read. cuTensorMapEncodeTiled is a
- * driver API function; it is reached through cudaGetDriverEntryPointByVersion so that the library
- * links only the static CUDA runtime. */
+ * driver API function; it is reached through the runtime's driver entry point
+ * (cudaGetDriverEntryPointByVersion, or cudaGetDriverEntryPoint before CUDA 12.5) so that the
+ * library links only the static CUDA runtime. */
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <string.h>
@@ -28,8 +29,12 @@ static fp8attn_status_t encoder(encode_tiled_fn *fn)
     if (!f) {
         void *ptr = NULL;
         cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
         cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ptr, 12000,
                                                          cudaEnableDefault, &q);
+#else /* CUDA 12.0-12.4: the unversioned lookup (deprecated since 12.5) */
+        cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &ptr, cudaEnableDefault, &q);
+#endif
         if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !ptr)
             return fp8attn_fail(FP8ATTN_ERR_CUDA,
                                 "wgmma: the driver has no cuTensorMapEncodeTiled (%s)",
