@@ -9,8 +9,9 @@
 #include "fp8attn.h"
 
 
-/* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (thread 0 issues the TMA loads,
- * all four warps transpose V), the others are consumers of 64 query rows each (BM = 64 x CONSUMERS).
+/* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (the TMA loads and the V
+ * transpose, split as LOADER says), the others are consumers of 64 query rows each
+ * (BM = 64 x CONSUMERS).
  *   D          head dim (64, 128, 256)
  *   BN         keys per tile (a multiple of 32)
  *   STAGES     depth of the K / V / V^T rings

@@ -1,7 +1,8 @@
-/* The wgmma kernel: one block of 3 warpgroups per (query tile of BM rows, query head, batch).
- *   warpgroup 0             load.cuh         TMA loads of Q, K, V into the stage ring (thread 0)
- *                           transpose_v.cuh  V -> V^T in shared memory, per stage (all 4 warps)
- *   warpgroups 1, 2         mainloop.cuh     S = Q.K^T, mask, softmax, O += P.V (wgmma)
+/* The wgmma kernel: one block of 1 + CONSUMERS warpgroups per (query tile of BM rows, query
+ * head, batch).
+ *   warpgroup 0             load.cuh         TMA loads of Q, K, V into the stage ring (one thread)
+ *                           transpose_v.cuh  V -> V^T in shared memory, per stage (3 or 4 warps)
+ *   warpgroups 1..          mainloop.cuh     S = Q.K^T, mask, softmax, O += P.V (wgmma)
  *                           epilogue.cuh     O, LSE to global memory
  * Registers move from the producer to the consumers with setmaxnreg. Included by one small file
  * per instance (wgmma_hd<D>.cu), which also defines the host-side launch. */

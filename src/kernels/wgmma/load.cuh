@@ -1,5 +1,7 @@
-/* Producer warpgroup: the TMA loads (thread 0), their mbarrier ring, and the loop that hands each
- * tile's V to the transpose (transpose_v.cuh).
+/* Producer warpgroup: the TMA loads (one thread), their mbarrier ring, and the loop that hands
+ * each tile's V to the transpose (transpose_v.cuh). With C::LOADER_WARP the loads run in warp 0
+ * on their own and warps 1-3 transpose; otherwise all four warps transpose and thread 0 issues
+ * the loads between tiles (hd256: 64 transpose units per tile).
  *   Q        once, [BM][D], signalled on q_full
  *   K_j, V_j tile j of BN keys into stage j % STAGES, signalled on k_full / v_full; a stage is
  *            reused once k_empty (the consumers' S = Q.K^T of the tile that held it is done) and

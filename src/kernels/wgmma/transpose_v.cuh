@@ -1,4 +1,4 @@
-/* Producer warpgroup: V -> V^T for the P.V wgmma (all four warps; load.cuh runs the loop).
+/* Producer warpgroup: V -> V^T for the P.V wgmma (three or four warps; load.cuh runs the loop).
  *
  * FP8 wgmma reads both operands K-major, and for O = P.V the contraction runs over the keys, so
  * the B operand is V^T: D rows (output dims) of BN key bytes. TMA brings V token-major (rows =
