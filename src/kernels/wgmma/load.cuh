@@ -59,6 +59,23 @@ __device__ __forceinline__ void tma_tile(uint32_t dst, const CUtensorMap *map, u
         tma_load_4d(dst + c * ROWS * C::SW_D, map, bar, c * C::SW_D, row0, head, batch);
 }
 
+/* Phase parity of the use of ring stage j % STAGES by tile j: mbarrier waits on a "full" barrier
+ * use it, waits on an "empty" barrier for that use its complement (a fresh barrier counts its
+ * phase before 0 as complete, so the first STAGES waits return at once). */
+template <class C>
+__device__ __forceinline__ uint32_t ring_phase(int j)
+{
+    return (uint32_t)(j / C::STAGES) & 1;
+}
+
+/* Q (thread 0). */
+template <class C>
+__device__ __forceinline__ void load_q(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t)
+{
+    mbar_arrive_expect_tx(sm.q_full(), C::Q_BYTES);
+    tma_tile<C, C::BM>(sm.q, &p.tm_q, sm.q_full(), t.q0, t.hq, t.b);
+}
+
 /* Loads of key tile j into stage j % STAGES (thread 0). */
 template <class C>
 __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
@@ -71,10 +88,26 @@ __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> 
     tma_tile<C, C::BN>(sm.v_tile(s), &p.tm_v, sm.v_full(s), j * C::BN, t.hk, t.b);
 }
 
-/* The producer warpgroup's loop. Thread 0 issues Q and the first STAGES key tiles; then for each
- * tile j all 128 threads transpose V_j into V^T_j (once the consumers have released that V^T
- * stage), and thread 0 refills stage j % STAGES with tile j + STAGES once the consumers are done
- * with K_j (k_empty) and every transposer thread with V_j (v_empty). */
+/* V_j -> V^T_j by the transposer warps (tw = index among them), once V_j has landed and the
+ * consumers have released that V^T stage; then V^T_j is handed over and V_j's stage released. */
+template <class C>
+__device__ __forceinline__ void transpose_stage(const wg_smem<C> &sm, int j, int tw, int lane)
+{
+    const int s = j % C::STAGES;
+    mbar_wait(sm.v_full(s), ring_phase<C>(j));
+    mbar_wait(sm.vt_empty(s), ring_phase<C>(j) ^ 1);
+    transpose_tile<C>(sm.v_tile(s), sm.vt_tile(s), tw, lane);
+    fence_proxy_async_smem(); /* V^T, written by stmatrix, is read next by wgmma */
+    mbar_arrive(sm.vt_full(s));
+    mbar_arrive(sm.v_empty(s));
+}
+
+/* The producer warpgroup's loop.
+ * C::LOADER_WARP: warp 0's thread 0 issues Q and then every key tile as soon as its stage is free
+ * (k_empty: the consumers are done with the K it held; v_empty: the transposers with its V);
+ * warps 1-3 transpose.
+ * Otherwise: thread 0 issues Q and the first STAGES key tiles; all four warps transpose, and
+ * after tile j thread 0 refills its stage with tile j + STAGES. */
 template <class C>
 __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
                                         int tid)
@@ -84,46 +117,27 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
     if (C::LOADER_WARP) {
         if (warp == 0) {
             if (lane == 0) {
-                mbar_arrive_expect_tx(sm.q_full(), C::Q_BYTES);
-                tma_tile<C, C::BM>(sm.q, &p.tm_q, sm.q_full(), t.q0, t.hq, t.b);
+                load_q<C>(p, sm, t);
                 for (int j = 0; j < t.n_kt; j++) {
-                    const uint32_t ph = (uint32_t)(j / C::STAGES) & 1;
-                    mbar_wait(sm.k_empty(j % C::STAGES), ph ^ 1);
-                    mbar_wait(sm.v_empty(j % C::STAGES), ph ^ 1);
+                    mbar_wait(sm.k_empty(j % C::STAGES), ring_phase<C>(j) ^ 1);
+                    mbar_wait(sm.v_empty(j % C::STAGES), ring_phase<C>(j) ^ 1);
                     load_kv<C>(p, sm, t, j);
                 }
             }
             return;
         }
-        for (int j = 0; j < t.n_kt; j++) {
-            const int s = j % C::STAGES;
-            const uint32_t ph = (uint32_t)(j / C::STAGES) & 1;
-            mbar_wait(sm.v_full(s), ph);
-            mbar_wait(sm.vt_empty(s), ph ^ 1);
-            transpose_tile<C>(sm.v_tile(s), sm.vt_tile(s), warp - 1, lane);
-            fence_proxy_async_smem();
-            mbar_arrive(sm.vt_full(s));
-            mbar_arrive(sm.v_empty(s));
-        }
+        for (int j = 0; j < t.n_kt; j++) transpose_stage<C>(sm, j, warp - 1, lane);
         return;
     }
     if (tid == 0) {
-        mbar_arrive_expect_tx(sm.q_full(), C::Q_BYTES);
-        tma_tile<C, C::BM>(sm.q, &p.tm_q, sm.q_full(), t.q0, t.hq, t.b);
+        load_q<C>(p, sm, t);
         for (int j = 0; j < t.n_kt && j < C::STAGES; j++) load_kv<C>(p, sm, t, j);
     }
     for (int j = 0; j < t.n_kt; j++) {
-        const int s = j % C::STAGES;
-        const uint32_t ph = (uint32_t)(j / C::STAGES) & 1;
-        mbar_wait(sm.v_full(s), ph);
-        mbar_wait(sm.vt_empty(s), ph ^ 1); /* first pass: a fresh barrier, returns at once */
-        transpose_tile<C>(sm.v_tile(s), sm.vt_tile(s), warp, lane);
-        fence_proxy_async_smem(); /* V^T, written by stmatrix, is read next by wgmma */
-        mbar_arrive(sm.vt_full(s));
-        mbar_arrive(sm.v_empty(s));
+        transpose_stage<C>(sm, j, warp, lane);
         if (tid == 0 && j + C::STAGES < t.n_kt) {
-            mbar_wait(sm.k_empty(s), ph);
-            mbar_wait(sm.v_empty(s), ph);
+            mbar_wait(sm.k_empty(j % C::STAGES), ring_phase<C>(j));
+            mbar_wait(sm.v_empty(j % C::STAGES), ring_phase<C>(j));
             load_kv<C>(p, sm, t, j + C::STAGES);
         }
     }

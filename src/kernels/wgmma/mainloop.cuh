@@ -54,10 +54,10 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
 #pragma unroll
     for (int i = 0; i < C::D / 2; i++) o[i] = 0.0f;
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
-    /* S is declared afresh for each tile: the wgmma that fills it (scale_d 0) then has no input
-     * value, so ptxas does not see the previous tile's softmax (FFMA/MUFU) defining the
-     * accumulator of the next wgmma, which made it wait for every batch before the softmax. */
-    uint32_t pa[C::BN / 32][4];
+    uint32_t pa[C::BN / 32][4]; /* P as E4M3 A fragments */
+    /* S (float s[BN / 2] below) is declared afresh for each tile: the wgmma that fills it
+     * (scale_d 0) then has no input value, so ptxas does not see the previous tile's softmax
+     * defining the accumulator of the next wgmma (which made it wait for every batch first). */
     const int n = t.n_kt;
 
     if (n > 0) {
@@ -65,7 +65,7 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
         if (!OVERLAP) {
             for (int j = 0; j < n; j++) {
                 const int st = j % C::STAGES;
-                const uint32_t ph = (uint32_t)(j / C::STAGES) & 1;
+                const uint32_t ph = ring_phase<C>(j);
                 mbar_wait(sm.k_full(st), ph);
                 float s[C::BN / 2];
                 wgmma_fence();
@@ -74,8 +74,7 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
                 wgmma_wait<0>();
                 reg_fence(s);
                 release(sm.k_empty(st), lane);
-                if (tile_needs_mask<C>(j * C::BN, row_lo, p.seqlen_k, p.causal, t.diag))
-                    apply_mask<C>(s, j * C::BN, row_g, tq, p.seqlen_k, p.causal, t.diag);
+                mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
                 softmax_tile(s, m, l, sl2, alpha);
                 rescale_o(o, alpha);
                 pack_p(s, pa);
@@ -101,14 +100,13 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
             wgmma_wait<0>();
             reg_fence(s0);
             release(sm.k_empty(0), lane);
-            if (tile_needs_mask<C>(0, row_lo, p.seqlen_k, p.causal, t.diag))
-                apply_mask<C>(s0, 0, row_g, tq, p.seqlen_k, p.causal, t.diag);
+            mask_tile<C>(s0, 0, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
             softmax_tile(s0, m, l, sl2, alpha);
             pack_p(s0, pa);
             for (int j = 1; j < n; j++) {
                 const int st = j % C::STAGES, sp = (j - 1) % C::STAGES;
-                const uint32_t ph = (uint32_t)(j / C::STAGES) & 1;
-                const uint32_t pp = (uint32_t)((j - 1) / C::STAGES) & 1;
+                const uint32_t ph = ring_phase<C>(j);
+                const uint32_t pp = ring_phase<C>(j - 1);
                 mbar_wait(sm.k_full(st), ph);
                 mbar_wait(sm.vt_full(sp), pp);
                 float s[C::BN / 2];
@@ -122,8 +120,7 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
                 wgmma_wait<1>(); /* S_j done; P_{j-1}.V_{j-1} may still run */
                 reg_fence(s);
                 release(sm.k_empty(st), lane);
-                if (tile_needs_mask<C>(j * C::BN, row_lo, p.seqlen_k, p.causal, t.diag))
-                    apply_mask<C>(s, j * C::BN, row_g, tq, p.seqlen_k, p.causal, t.diag);
+                mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
                 softmax_tile(s, m, l, sl2, alpha);
                 reg_fence(s); /* keeps the softmax ahead of the wait: it must run under P.V */
                 reg_fence(l);
@@ -141,7 +138,7 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
             }
             /* the last tile's P.V */
             const int sl = (n - 1) % C::STAGES;
-            mbar_wait(sm.vt_full(sl), (uint32_t)((n - 1) / C::STAGES) & 1);
+            mbar_wait(sm.vt_full(sl), ring_phase<C>(n - 1));
             turn_wait<PINGPONG>(c);
             wgmma_fence();
             issue_pv<C>(o, pa, sm.vt_tile(sl));

@@ -1,6 +1,6 @@
 /* Masking of one S tile in the accumulator layout: keys past seqlen_k, and under the causal mask
- * (bottom-right aligned) keys past each row's diagonal, become -inf. Only tiles that need it call
- * this (tile_needs_mask); the others run unmasked. */
+ * (bottom-right aligned) keys past each row's diagonal, become -inf. Only tiles that need it are
+ * touched (mask_tile); the others run unmasked. */
 #ifndef FP8ATTN_WGMMA_MASK_CUH
 #define FP8ATTN_WGMMA_MASK_CUH
 
@@ -29,6 +29,16 @@ __device__ __forceinline__ void apply_mask(float (&s)[C::BN / 2], int k0, int ro
             for (int e = 0; e < 2; e++)
                 if (8 * i + e > lim) s[4 * i + 2 * r + e] = -INFINITY;
     }
+}
+
+/* The mask of key tile [k0, k0 + BN) for this warpgroup's rows (row_lo: its first row), if the
+ * tile needs one. */
+template <class C>
+__device__ __forceinline__ void mask_tile(float (&s)[C::BN / 2], int k0, int row_lo, int row_g,
+                                          int t, int seqlen_k, int causal, int diag)
+{
+    if (tile_needs_mask<C>(k0, row_lo, seqlen_k, causal, diag))
+        apply_mask<C>(s, k0, row_g, t, seqlen_k, causal, diag);
 }
 
 #endif

@@ -35,6 +35,20 @@ extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_kernel(int index)
     return (index >= 0 && index < N_INSTANCES) ? k_instances[index].entry() : NULL;
 }
 
+/* The instance compiled for head_dim d, or NULL. */
+static const wgmma_instance_t *instance_for(int d)
+{
+    for (int i = 0; i < N_INSTANCES; i++)
+        if (k_instances[i].entry()->head_dim == d) return &k_instances[i];
+    return NULL;
+}
+
+/* Blocks of a launch of `in` for p: batch x h_q x query tiles. */
+static int64_t grid_of(const wgmma_instance_t *in, const fp8attn_params_t *p)
+{
+    return (((int64_t)p->seqlen_q + *in->rows - 1) / *in->rows) * p->h_q * p->batch;
+}
+
 /* The instance for the problem, or NULL with *st saying why none can run it here. */
 static const wgmma_instance_t *pick(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
                                     fp8attn_status_t *st)
@@ -62,28 +76,28 @@ static const wgmma_instance_t *pick(const fp8attn_params_t *p, const fp8attn_dev
         return NULL;
     }
     if ((*st = fp8attn_wgmma_check_strides(p)) != FP8ATTN_OK) return NULL;
-    for (int i = 0; i < N_INSTANCES; i++) {
-        const fp8attn_kernel_entry_t *k = k_instances[i].entry();
-        if (k->head_dim != p->head_dim) continue;
-        if ((size_t)k->dynamic_smem > dev->smem_optin) {
-            *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
-                               "wgmma: %s needs %lld bytes of shared memory per block, the device "
-                               "allows %zu",
-                               k->symbol, (long long)k->dynamic_smem, dev->smem_optin);
-            return NULL;
-        }
-        const int rows = *k_instances[i].rows;
-        const int64_t grid = (((int64_t)p->seqlen_q + rows - 1) / rows) * p->h_q * p->batch;
-        if (grid > 0x7fffffff) {
-            *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
-                               "wgmma: %lld blocks (batch x h_q x query tiles) exceed the grid limit",
-                               (long long)grid);
-            return NULL;
-        }
-        return &k_instances[i];
+    const wgmma_instance_t *in = instance_for(p->head_dim);
+    if (!in) {
+        *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "wgmma: head_dim = %d not compiled",
+                           p->head_dim);
+        return NULL;
     }
-    *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "wgmma: head_dim = %d not compiled", p->head_dim);
-    return NULL;
+    const fp8attn_kernel_entry_t *k = in->entry();
+    if ((size_t)k->dynamic_smem > dev->smem_optin) {
+        *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                           "wgmma: %s needs %lld bytes of shared memory per block, the device "
+                           "allows %zu",
+                           k->symbol, (long long)k->dynamic_smem, dev->smem_optin);
+        return NULL;
+    }
+    const int64_t grid = grid_of(in, p);
+    if (grid > 0x7fffffff) {
+        *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
+                           "wgmma: %lld blocks (batch x h_q x query tiles) exceed the grid limit",
+                           (long long)grid);
+        return NULL;
+    }
+    return in;
 }
 
 static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
@@ -119,18 +133,18 @@ static const fp8attn_kernel_entry_t *kernel_for(const fp8attn_params_t *p,
  * hd128: 512, hd256: 256). */
 static int rank(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
 {
-    fp8attn_status_t st;
-    const wgmma_instance_t *in = pick(p, dev, &st);
-    if (!in) return 20; /* supports() says why */
-    const int rows = *in->rows;
-    const int64_t grid = (((int64_t)p->seqlen_q + rows - 1) / rows) * p->h_q * p->batch;
-    const bool small = grid < dev->sm_count && (int64_t)p->seqlen_k * p->head_dim <= 65536;
+    /* only the size matters here: whether wgmma can run p at all is supports()'s answer */
+    const wgmma_instance_t *in = instance_for(p->head_dim);
+    if (!in) return 20;
+    const bool small =
+        grid_of(in, p) < dev->sm_count && (int64_t)p->seqlen_k * p->head_dim <= 65536;
     return small ? 5 : 20;
 }
 
 extern "C" const fp8attn_variant_t fp8attn_variant_wgmma = {
     "wgmma",
     "Hopper (sm_90a): TMA loads into an mbarrier ring, warp-specialised (a producer warpgroup "
-    "loads and transposes V, two consumer warpgroups of 64 rows), wgmma E4M3 for S = Q.K^T and "
-    "O += P.V with P in registers, intra-warpgroup overlap and ping-pong scheduling",
+    "loads and transposes V, two or three consumer warpgroups of 64 rows), wgmma E4M3 for "
+    "S = Q.K^T and O += P.V with P in registers, intra-warpgroup overlap; the default except on "
+    "small one-wave problems",
     20, rank, supports, launch, kernel_for};
