@@ -21,29 +21,37 @@ if [ -z "$cuobjdump" ]; then
 fi
 
 res=$(mktemp)
-trap 'rm -f "$res"' EXIT
 if ! "$bin" resources --json "$res" >/dev/null; then echo "FAIL: fp8attn resources failed"; exit 1; fi
+
+err=$(mktemp)
+trap 'rm -f "$res" "$err"' EXIT
+# The kernel symbols of one variant, as fp8attn resources lists them.
+kernels_of() {
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("\n".join(sorted({k["symbol"] for k in d["kernels"] if k["variant"] == sys.argv[2]})))' "$res" "$1"
+}
+# SASS of kernel $1 for arch $2 into $sass; a failing cuobjdump (e.g. no nvdisasm beside it)
+# fails the test with its own message.
+sass_of() {
+    if ! sass=$("$cuobjdump" -sass -arch "$2" -fun "$1" "$bin" 2>"$err"); then
+        echo "FAIL: $cuobjdump -sass -arch $2 -fun $1 failed: $(cat "$err")"
+        fail=1
+        return 1
+    fi
+}
 
 # 1. native QMMA on sm_89, in each mma kernel (when this build has sm_89 code)
 if ! "$bin" info | grep -q '^CUDA archs:.*sm_89'; then
     echo "SKIP: sm_89 not among the built architectures: no QMMA check"
     kernels=""
 else
-kernels=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-print("\n".join(sorted({k["symbol"] for k in d["kernels"] if k["variant"] == "mma"})))' "$res")
+kernels=$(kernels_of mma)
 if [ -z "$kernels" ]; then echo "FAIL: no mma kernels listed by fp8attn resources"; exit 1; fi
 fi
-err=$(mktemp)
-trap 'rm -f "$res" "$err"' EXIT
 for k in $kernels; do
-    # a failing cuobjdump (e.g. no nvdisasm beside it) fails the test with its own message
-    if ! sass=$("$cuobjdump" -sass -arch sm_89 -fun "$k" "$bin" 2>"$err"); then
-        echo "FAIL: $cuobjdump -sass -arch sm_89 -fun $k failed: $(cat "$err")"
-        fail=1
-        continue
-    fi
+    sass_of "$k" sm_89 || continue
     n=$(echo "$sass" | grep -c 'QMMA.16832.F32.E4M3.E4M3')
     if [ "$n" -gt 0 ]; then
         echo "PASS: $k sm_89 SASS has $n QMMA.16832.F32.E4M3.E4M3"
@@ -54,20 +62,13 @@ for k in $kernels; do
 done
 
 # 3. wgmma kernels (when this build has sm_90a and the family)
-wg=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-print("\n".join(sorted({k["symbol"] for k in d["kernels"] if k["variant"] == "wgmma"})))' "$res")
+wg=$(kernels_of wgmma)
 if "$bin" info | grep -q '^CUDA archs:.*sm_90a' && [ -z "$wg" ]; then
     echo "FAIL: sm_90a built but fp8attn resources lists no wgmma kernel"
     fail=1
 fi
 for k in $wg; do
-    if ! sass=$("$cuobjdump" -sass -arch sm_90a -fun "$k" "$bin" 2>"$err"); then
-        echo "FAIL: $cuobjdump -sass -arch sm_90a -fun $k failed: $(cat "$err")"
-        fail=1
-        continue
-    fi
+    sass_of "$k" sm_90a || continue
     q=$(echo "$sass" | grep -c 'QGMMA\.64x[0-9]*x32\.F32\.E4M3\.E4M3')
     h=$(echo "$sass" | grep -c 'HMMA')
     r=$(echo "$sass" | grep -c 'USETMAXREG')

@@ -41,16 +41,20 @@ static long long int_of(const json_t *k, const char *name)
     return json_is_integer(v) ? (long long)json_integer_value(v) : -999;
 }
 
-/* How many entries of `symbol` were built for `arch`. */
-static int count_entries(const json_t *kernels, const char *symbol, const char *arch)
+/* How many entries of `symbol` were built for `arch`; *last (if not NULL) gets the last one. */
+static int count_entries(const json_t *kernels, const char *symbol, const char *arch,
+                         const json_t **last)
 {
+    const json_t *k;
     size_t i;
     int count = 0;
-    for (i = 0; i < json_array_size(kernels); i++) {
-        const json_t *k = json_array_get(kernels, i);
+    json_array_foreach(kernels, i, k) {
         const char *s = json_string_value(json_object_get(k, "symbol"));
         const char *a = json_string_value(json_object_get(k, "arch"));
-        if (s && a && !strcmp(s, symbol) && !strcmp(a, arch)) count++;
+        if (s && a && !strcmp(s, symbol) && !strcmp(a, arch)) {
+            if (last) *last = k;
+            count++;
+        }
     }
     return count;
 }
@@ -58,19 +62,12 @@ static int count_entries(const json_t *kernels, const char *symbol, const char *
 /* The one entry of `symbol` built for `arch`, or NULL (reported) if there is none or several. */
 static const json_t *find_entry(const json_t *kernels, const char *symbol, const char *arch)
 {
-    const json_t *found = NULL, *k;
-    size_t i;
-    int count = 0;
-    json_array_foreach(kernels, i, k) {
-        const char *s = json_string_value(json_object_get(k, "symbol"));
-        const char *a = json_string_value(json_object_get(k, "arch"));
-        if (s && a && !strcmp(s, symbol) && !strcmp(a, arch)) {
-            found = k;
-            count++;
-        }
+    const json_t *found = NULL;
+    if (count_entries(kernels, symbol, arch, &found) != 1) {
+        fail("%s for %s: not listed exactly once", symbol, arch);
+        return NULL;
     }
-    if (count != 1) fail("%s for %s: not listed exactly once", symbol, arch);
-    return count == 1 ? found : NULL;
+    return found;
 }
 
 static void check_entry(const json_t *k, const fp8attn_kernel_info_t *info, const char *arch)
@@ -105,7 +102,7 @@ static void check_registered(const json_t *kernels)
                 continue;
             }
             if (!strcmp(info.variant, "wgmma") && strcmp(arch, "sm_90a") != 0) {
-                if (count_entries(kernels, info.symbol, arch) != 0)
+                if (count_entries(kernels, info.symbol, arch, NULL) != 0)
                     fail("%s for %s: listed, but the wgmma family is sm_90a only", info.symbol,
                          arch);
                 continue;
