@@ -283,9 +283,7 @@ class Bench:
 
     # ---- host overhead and graph time against the raw C API ----
     def overhead(self):
-        import ctypes
         import fp8attn
-        import fp8attn._lib as L
         torch = self.torch
         out = {}
         B, H, S, D = 1, 8, 128, 64
@@ -301,26 +299,7 @@ class Bench:
                                                             v_descale=dv)
         # the raw C API: params packed once, fp8attn_forward through ctypes (a floor for any
         # Python binding)
-        o = torch.empty(B, S, H, D, dtype=torch.bfloat16, device=self.dev)
-        p = L.Params()
-        lib = L.lib()
-        lib.fp8attn_params_init(ctypes.byref(p))
-        p.batch, p.h_q, p.h_kv, p.seqlen_q, p.seqlen_k, p.head_dim = B, H, H, S, S, D
-        p.out_type = 1
-        p.q, p.k, p.v, p.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr()
-        for name, t in (("q_stride", q), ("k_stride", k), ("v_stride", v), ("o_stride", o)):
-            st = getattr(p, name)
-            st.batch, st.head, st.token = t.stride(0), t.stride(2), t.stride(1)
-        for name, d in (("q_descale", dq), ("k_descale", dk), ("v_descale", dv)):
-            ds = getattr(p, name)
-            ds.ptr, ds.batch_stride, ds.head_stride = d.data_ptr(), d.stride(0), d.stride(1)
-        addr = ctypes.addressof(p)
-        fwd = lib.fp8attn_forward
-
-        def raw():
-            st = fwd(addr, torch._C._cuda_getCurrentRawStream(0))
-            if st:
-                L.raise_status(st)
+        raw = _raw_forward((q, k, v), (dq, dk, dv))
         calls["C API (ctypes, params packed once)"] = raw
         n = self.args.overhead_calls
         host = {}
@@ -350,25 +329,7 @@ class Bench:
         graph = {}
         for shape in LATENCY_SHAPES:
             (q2, d2), (k2, e2), (v2, f2) = self.inputs(*shape, 7)
-            o2 = torch.empty_like(q2, dtype=torch.bfloat16)
-            p2 = L.Params()
-            lib.fp8attn_params_init(ctypes.byref(p2))
-            Bs, Hs, Ss, Ds = shape
-            p2.batch, p2.h_q, p2.h_kv, p2.seqlen_q, p2.seqlen_k, p2.head_dim = Bs, Hs, Hs, Ss, Ss, Ds
-            p2.out_type = 1
-            p2.q, p2.k, p2.v, p2.o = q2.data_ptr(), k2.data_ptr(), v2.data_ptr(), o2.data_ptr()
-            for name, t in (("q_stride", q2), ("k_stride", k2), ("v_stride", v2), ("o_stride", o2)):
-                st = getattr(p2, name)
-                st.batch, st.head, st.token = t.stride(0), t.stride(2), t.stride(1)
-            for name, d in (("q_descale", d2), ("k_descale", e2), ("v_descale", f2)):
-                ds = getattr(p2, name)
-                ds.ptr, ds.batch_stride, ds.head_stride = d.data_ptr(), d.stride(0), d.stride(1)
-            a2 = ctypes.addressof(p2)
-
-            def raw2(a2=a2):
-                st = fwd(a2, torch._C._cuda_getCurrentRawStream(0))
-                if st:
-                    L.raise_status(st)
+            raw2 = _raw_forward((q2, k2, v2), (d2, e2, f2))
 
             def pkg(q2=q2, k2=k2, v2=v2, d2=d2, e2=e2, f2=f2):
                 fp8attn.attention(q2, k2, v2, q_descale=d2, k_descale=e2, v_descale=f2)
@@ -381,6 +342,39 @@ class Bench:
             graph["%d,%d,%d,%d" % shape] = r
         out["graph_time_per_call"] = graph
         return out
+
+
+def _raw_forward(qkv, descales):
+    """A call of fp8attn_forward through ctypes with its params packed once (the floor for any
+    Python binding): BSHD FP8 q, k, v of one shape (h_q = h_kv), descales (B, H), BF16 O."""
+    import ctypes
+
+    import torch
+
+    import fp8attn._lib as L
+    q, k, v = qkv
+    B, S, H, D = q.shape
+    o = torch.empty(B, S, H, D, dtype=torch.bfloat16, device=q.device)
+    p = L.Params()
+    lib = L.lib()
+    lib.fp8attn_params_init(ctypes.byref(p))
+    p.batch, p.h_q, p.h_kv, p.seqlen_q, p.seqlen_k, p.head_dim = B, H, H, S, S, D
+    p.out_type = 1
+    p.q, p.k, p.v, p.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr()
+    for name, t in (("q_stride", q), ("k_stride", k), ("v_stride", v), ("o_stride", o)):
+        st = getattr(p, name)
+        st.batch, st.head, st.token = t.stride(0), t.stride(2), t.stride(1)
+    for name, d in zip(("q_descale", "k_descale", "v_descale"), descales):
+        ds = getattr(p, name)
+        ds.ptr, ds.batch_stride, ds.head_stride = d.data_ptr(), d.stride(0), d.stride(1)
+    addr = ctypes.addressof(p)
+    fwd = lib.fp8attn_forward
+
+    def raw(keep=(p, o, qkv, descales)):  # keeps the params and tensors alive with the closure
+        st = fwd(addr, torch._C._cuda_getCurrentRawStream(0))
+        if st:
+            L.raise_status(st)
+    return raw
 
 
 def _forward_variant(q, k, v, dq, dk, dv, causal, variant):
