@@ -2,7 +2,8 @@
  * given descales or dynamic ones (the amax of each group reduced on the GPU first).
  *
  * Work is cut into chunks of V elements of one row (V = 16 on the vector path: 16-byte loads and
- * one 16-byte store of codes per chunk; V = 1 otherwise). One thread per chunk, grid-stride.
+ * one 16-byte store of codes per chunk; V = 1 otherwise). Each thread takes QUANT_UNROLL chunks
+ * per round, grid-stride.
  * Chunk c is (row, k) = (c / chunks_per_row, c % chunks_per_row) and row is (b, h, s) in
  * row-major order; the divisions use multiply-shift constants made at launch.
  *
@@ -26,6 +27,9 @@
 #define QUANT_THREADS 256
 #define QUANT_BLOCKS_PER_SM 8
 #define QUANT_VEC 16
+#ifndef QUANT_UNROLL
+#define QUANT_UNROLL 2 /* chunks per thread per round (quant_body; 1 and 4 measured slower, docs/PERF.md) */
+#endif
 #define E4M3_MAX 448.0f
 
 /* Kernel arguments; strides in elements. */
@@ -64,56 +68,73 @@ __device__ __forceinline__ uint32_t group_of(const quant_args &a, const chunk_po
     return a.gran == FP8ATTN_SCALE_PER_TENSOR ? 0u : a.gran == FP8ATTN_SCALE_PER_HEAD ? p.h : p.bh;
 }
 
-/* FP16 bits to fp32 bits, exactly as the host codec: cvt.f32.f16 for numbers (exact: FP16
- * subnormals are normal in fp32), and a quiet NaN of the same sign for NaN (the conversion may
- * return the canonical NaN, which has lost the sign that the code 0x7F | sign keeps). */
-__device__ __forceinline__ uint32_t half_bits_to_float_bits(uint32_t h)
-{
-    const uint32_t f = __float_as_uint(__half2float(__ushort_as_half((unsigned short)h)));
-    return (h & 0x7FFFu) > 0x7C00u ? QM_NAN_BITS | ((h & 0x8000u) << 16) : f;
-}
-
-/* V elements of row (b, h, s) from element k*V on, as fp32 bits (conversions are exact). */
+/* The raw words of V elements: 16-byte loads on the vector path (4 words per 4 F32 or 8 16-bit
+ * elements), one element in the low bits of r[0] on the scalar path. */
 template <int TYPE, int V>
-__device__ __forceinline__ void load_chunk(const quant_args &a, const chunk_pos &p, uint32_t (&f)[V])
+struct raw_chunk {
+    static constexpr int WORDS = V == 1 ? 1 : V * (TYPE == FP8ATTN_SRC_F32 ? 4 : 2) / 4;
+    uint32_t r[WORDS];
+};
+
+/* V elements of row (b, h, s) from element k*V on, as they are in memory. */
+template <int TYPE, int V>
+__device__ __forceinline__ void load_raw(const quant_args &a, const chunk_pos &p, raw_chunk<TYPE, V> &x)
 {
     const int64_t off = (int64_t)p.b * a.xs_b + (int64_t)p.h * a.xs_h + (int64_t)p.s * a.xs_s +
                         (int64_t)p.k * V;
-    if constexpr (TYPE == FP8ATTN_SRC_F32) {
-        const float *x = (const float *)a.x + off;
-        if constexpr (V == QUANT_VEC) {
+    const int es = TYPE == FP8ATTN_SRC_F32 ? 4 : 2;
+    const uint8_t *src = (const uint8_t *)a.x + off * es;
+    if constexpr (V == QUANT_VEC) {
 #pragma unroll
-            for (int i = 0; i < V / 4; i++) {
-                uint4 w = __ldg((const uint4 *)x + i);
-                f[4 * i] = w.x;
-                f[4 * i + 1] = w.y;
-                f[4 * i + 2] = w.z;
-                f[4 * i + 3] = w.w;
-            }
-        } else {
-            f[0] = __float_as_uint(__ldg(x));
+        for (int i = 0; i < raw_chunk<TYPE, V>::WORDS / 4; i++) {
+            const uint4 w = __ldg((const uint4 *)src + i);
+            x.r[4 * i] = w.x;
+            x.r[4 * i + 1] = w.y;
+            x.r[4 * i + 2] = w.z;
+            x.r[4 * i + 3] = w.w;
         }
+    } else if constexpr (TYPE == FP8ATTN_SRC_F32) {
+        x.r[0] = __ldg((const uint32_t *)src);
     } else {
-        const unsigned short *x = (const unsigned short *)a.x + off;
-        uint32_t h[V];
-        if constexpr (V == QUANT_VEC) {
-#pragma unroll
-            for (int i = 0; i < V / 8; i++) {
-                uint4 w = __ldg((const uint4 *)x + i);
-                const uint32_t ws[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    h[8 * i + 2 * j] = ws[j] & 0xFFFFu;
-                    h[8 * i + 2 * j + 1] = ws[j] >> 16;
-                }
-            }
-        } else {
-            h[0] = __ldg(x);
-        }
-#pragma unroll
-        for (int i = 0; i < V; i++)
-            f[i] = TYPE == FP8ATTN_SRC_BF16 ? h[i] << 16 : half_bits_to_float_bits(h[i]);
+        x.r[0] = __ldg((const unsigned short *)src);
     }
+}
+
+/* 16-bit element i of a raw chunk */
+template <int TYPE, int V>
+__device__ __forceinline__ uint32_t raw_half(const raw_chunk<TYPE, V> &x, int i)
+{
+    return V == 1 ? x.r[0] & 0xFFFFu : (x.r[i / 2] >> (16 * (i % 2))) & 0xFFFFu;
+}
+
+/* The raw words as fp32 bits, one per element. Numbers convert exactly (FP16 subnormals are
+ * normal in fp32); an FP16 NaN stays a NaN but may lose its sign, which encode_chunk takes from
+ * the raw bits instead. */
+template <int TYPE, int V>
+__device__ __forceinline__ void unpack_raw(const raw_chunk<TYPE, V> &x, uint32_t (&f)[V])
+{
+#pragma unroll
+    for (int i = 0; i < V; i++) {
+        if constexpr (TYPE == FP8ATTN_SRC_F32) f[i] = x.r[i];
+        else if constexpr (TYPE == FP8ATTN_SRC_BF16) f[i] = raw_half(x, i) << 16;
+        else f[i] = __float_as_uint(__half2float(__ushort_as_half((unsigned short)raw_half(x, i))));
+    }
+}
+
+/* Sign bit (0x80) of element i's E4M3 code when it is NaN: the input's own sign. */
+template <int TYPE, int V>
+__device__ __forceinline__ uint32_t nan_sign(const raw_chunk<TYPE, V> &x, const uint32_t (&f)[V], int i)
+{
+    if constexpr (TYPE == FP8ATTN_SRC_F16) return (raw_half(x, i) >> 8) & 0x80u;
+    else return (f[i] >> 24) & 0x80u;
+}
+
+template <int TYPE, int V>
+__device__ __forceinline__ void load_chunk(const quant_args &a, const chunk_pos &p, uint32_t (&f)[V])
+{
+    raw_chunk<TYPE, V> x;
+    load_raw<TYPE, V>(a, p, x);
+    unpack_raw<TYPE, V>(x, f);
 }
 
 /* cvt.rn.satfinite.e4m3x2.f32: hi to the upper byte, lo to the lower (PTX ISA, "cvt"; sm_89+). */
@@ -143,31 +164,43 @@ __device__ __forceinline__ descale_state make_state(float ds)
     return st;
 }
 
-/* Codes of V elements into V / 4 words (V = 16) or the low byte of w[0] (V = 1). */
-template <int V>
-__device__ __forceinline__ void encode_chunk(const uint32_t (&f)[V], const descale_state &st,
+/* Codes of element pairs into w, with the same quotient for all: FAST takes the reciprocal path
+ * (qm_quotient_fast), otherwise the IEEE division. One test of the divisor per chunk keeps the
+ * per-element code free of branches. */
+template <bool FAST, int V>
+__device__ __forceinline__ void encode_pairs(const uint32_t (&f)[V], const qm_divisor_t &dv,
                                              uint32_t (&w)[(V + 3) / 4])
 {
-    uint32_t mx = 0;
 #pragma unroll
     for (int i = 0; i < (V + 3) / 4; i++) w[i] = 0;
-    if constexpr (V == 1) {
-        w[0] = cvt_e4m3x2(0.0f, qm_quotient(__uint_as_float(f[0]), st.dv)) & 0xFFu;
-        mx = f[0] & 0x7FFFFFFFu;
-    } else {
 #pragma unroll
-        for (int i = 0; i < V; i += 2) {
-            const float q0 = qm_quotient(__uint_as_float(f[i]), st.dv);
-            const float q1 = qm_quotient(__uint_as_float(f[i + 1]), st.dv);
-            w[i / 4] |= cvt_e4m3x2(q1, q0) << (8 * (i % 4));
-            mx = max(mx, max(f[i] & 0x7FFFFFFFu, f[i + 1] & 0x7FFFFFFFu));
+    for (int i = 0; i < V; i += 2) {
+        const float x0 = __uint_as_float(f[i]);
+        const float q0 = FAST ? qm_quotient_fast(x0, dv) : qm_div(x0, dv.d);
+        float q1 = 0.0f;
+        if (i + 1 < V) {
+            const float x1 = __uint_as_float(f[i + 1]);
+            q1 = FAST ? qm_quotient_fast(x1, dv) : qm_div(x1, dv.d);
         }
+        w[i / 4] |= (cvt_e4m3x2(q1, q0) & (i + 1 < V ? 0xFFFFu : 0xFFu)) << (8 * (i % 4));
     }
+}
+
+/* Codes of V elements into V / 4 words (V = 16) or the low byte of w[0] (V = 1). */
+template <int TYPE, int V>
+__device__ __forceinline__ void encode_chunk(const raw_chunk<TYPE, V> &x, const uint32_t (&f)[V],
+                                             const descale_state &st, uint32_t (&w)[(V + 3) / 4])
+{
+    uint32_t mx = 0;
+    if (st.dv.fast) encode_pairs<true, V>(f, st.dv, w);
+    else encode_pairs<false, V>(f, st.dv, w);
+#pragma unroll
+    for (int i = 0; i < V; i++) mx = max(mx, f[i] & 0x7FFFFFFFu);
     if (mx > QM_INF_BITS || st.ds_nan) { /* rare: NaN codes as the host codec makes them */
 #pragma unroll
         for (int i = 0; i < V; i++) {
             uint32_t code = (w[i / 4] >> (8 * (i % 4))) & 0xFFu;
-            if ((f[i] & 0x7FFFFFFFu) > QM_INF_BITS) code = 0x7Fu | ((f[i] >> 24) & 0x80u);
+            if ((f[i] & 0x7FFFFFFFu) > QM_INF_BITS) code = 0x7Fu | nan_sign(x, f, i);
             else if (st.ds_nan) code = st.nan_code;
             w[i / 4] = (w[i / 4] & ~(0xFFu << (8 * (i % 4)))) | (code << (8 * (i % 4)));
         }
@@ -184,38 +217,65 @@ __device__ __forceinline__ void store_chunk(const quant_args &a, const chunk_pos
     else *o = (uint8_t)w[0];
 }
 
+/* Descale state of the group of chunk p, refreshed only when the group changes (given: the
+ * descale's bits are the key; dynamic: the group index, and the group's first chunk writes the
+ * descale once). */
+template <bool DYN>
+__device__ __forceinline__ void state_for(const quant_args &a, const chunk_pos &p, descale_state &st,
+                                          uint32_t &key, bool &have)
+{
+    if (DYN) {
+        const uint32_t g = group_of(a, p);
+        if (!have || g != key) {
+            st = make_state(qm_descale_of(a.amax[g], E4M3_MAX));
+            key = g;
+            have = true;
+        }
+        if (p.k == 0 && p.s == 0 && (a.gran == FP8ATTN_SCALE_PER_BATCH_HEAD || p.b == 0) &&
+            (a.gran != FP8ATTN_SCALE_PER_TENSOR || p.h == 0))
+            a.descale_out[g] = st.ds;
+    } else {
+        const float ds = __ldg(a.descale + (int64_t)p.b * a.ds_b + (int64_t)p.h * a.ds_h);
+        if (!have || __float_as_uint(ds) != key) {
+            st = make_state(ds);
+            key = __float_as_uint(ds);
+            have = true;
+        }
+    }
+}
+
+/* Each thread takes QUANT_UNROLL chunks per round, T apart (T = threads in the grid, so a warp's
+ * accesses stay contiguous), and issues all their loads before encoding any of them: the loads
+ * cannot pass a store to memory that might alias, so one chunk per round left a thread with one
+ * chunk's bytes in flight. */
 template <int TYPE, int V, bool DYN>
 __device__ __forceinline__ void quant_body(const quant_args &a)
 {
-    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    const uint64_t T = (uint64_t)gridDim.x * blockDim.x;
     descale_state st;
     uint32_t key = 0;
     bool have = false;
-    for (uint64_t c = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; c < a.n_chunks; c += stride) {
-        const chunk_pos p = locate(a, (uint32_t)c);
-        uint32_t f[V], w[(V + 3) / 4];
-        if (DYN) {
-            const uint32_t g = group_of(a, p);
-            if (!have || g != key) {
-                st = make_state(qm_descale_of(a.amax[g], E4M3_MAX));
-                key = g;
-                have = true;
-            }
-            /* the group's first chunk writes its descale, once */
-            if (p.k == 0 && p.s == 0 && (a.gran == FP8ATTN_SCALE_PER_BATCH_HEAD || p.b == 0) &&
-                (a.gran != FP8ATTN_SCALE_PER_TENSOR || p.h == 0))
-                a.descale_out[g] = st.ds;
-        } else {
-            const float ds = __ldg(a.descale + (int64_t)p.b * a.ds_b + (int64_t)p.h * a.ds_h);
-            if (!have || __float_as_uint(ds) != key) {
-                st = make_state(ds);
-                key = __float_as_uint(ds);
-                have = true;
+    for (uint64_t c0 = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; c0 < a.n_chunks;
+         c0 += T * QUANT_UNROLL) {
+        chunk_pos p[QUANT_UNROLL];
+        raw_chunk<TYPE, V> x[QUANT_UNROLL];
+#pragma unroll
+        for (int u = 0; u < QUANT_UNROLL; u++) {
+            /* past the end: load the last chunk again (no branch around the load), store nothing */
+            const uint64_t c = c0 + u * T;
+            p[u] = locate(a, (uint32_t)(c < a.n_chunks ? c : a.n_chunks - 1));
+            load_raw<TYPE, V>(a, p[u], x[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < QUANT_UNROLL; u++) {
+            if (c0 + u * T < a.n_chunks) {
+                uint32_t f[V], w[(V + 3) / 4];
+                unpack_raw<TYPE, V>(x[u], f);
+                state_for<DYN>(a, p[u], st, key, have);
+                encode_chunk<TYPE, V>(x[u], f, st, w);
+                store_chunk<V>(a, p[u], w);
             }
         }
-        load_chunk<TYPE, V>(a, p, f);
-        encode_chunk<V>(f, st, w);
-        store_chunk<V>(a, p, w);
     }
 }
 

@@ -61,6 +61,18 @@ QM_HD float qm_fma(float a, float b, float c)
 #endif
 }
 
+/* RN(c - a*b) in one rounding (the negation is exact: neg.f32 without .ftz keeps subnormals) */
+QM_HD float qm_fnma(float a, float b, float c)
+{
+#ifdef __CUDA_ARCH__
+    float r;
+    asm("{ .reg .f32 t; neg.f32 t, %1; fma.rn.f32 %0, t, %2, %3; }" : "=f"(r) : "f"(a), "f"(b), "f"(c));
+    return r;
+#else
+    return fmaf(-a, b, c);
+#endif
+}
+
 QM_HD float qm_div(float a, float b)
 {
 #ifdef __CUDA_ARCH__
@@ -111,15 +123,20 @@ QM_HD qm_divisor_t qm_divisor_make(float d)
     return v;
 }
 
+/* qm_quotient for a divisor with v.fast set (no branch: callers that encode many x with one
+ * divisor test v.fast once). */
+QM_HD float qm_quotient_fast(float x, qm_divisor_t v)
+{
+    const float q0 = qm_mul(x, v.r);
+    const float rem = qm_fnma(q0, v.d, x);
+    const float q1 = qm_fma(rem, v.r, q0);
+    return (qm_bits(q0) & 0x7FFFFFFFu) - QM_Q0_MIN <= QM_Q0_MAX - QM_Q0_MIN ? q1 : q0;
+}
+
 /* RN(x / d) where the E4M3 code depends on it; a value with the same E4M3 code elsewhere. */
 QM_HD float qm_quotient(float x, qm_divisor_t v)
 {
-    float q0, rem, q1;
-    if (!v.fast) return qm_div(x, v.d);
-    q0 = qm_mul(x, v.r);
-    rem = qm_fma(-q0, v.d, x);
-    q1 = qm_fma(rem, v.r, q0);
-    return (qm_bits(q0) & 0x7FFFFFFFu) - QM_Q0_MIN <= QM_Q0_MAX - QM_Q0_MIN ? q1 : q0;
+    return v.fast ? qm_quotient_fast(x, v) : qm_div(x, v.d);
 }
 
 /* ---- the descale of a group from its amax (bits of |x|, max over the group) ----
