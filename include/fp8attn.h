@@ -161,7 +161,8 @@ float fp8attn_effective_scale(const fp8attn_params_t *p);
  * rounds once to the output type. Single-threaded; allocates O(seqlen_k * head_dim) host scratch. */
 fp8attn_status_t fp8attn_forward_cpu(const fp8attn_params_t *p);
 /* GPU forward on `stream` with the fastest kernel variant that supports the problem on the
- * current device. Asynchronous; allocates nothing. */
+ * current device. Asynchronous; allocates nothing. Uses no workspace: on Hopper,
+ * fp8attn_forward_ws (below) with one is faster. */
 fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t stream);
 
 /* ---- kernel variants (registry) ---- */
@@ -171,6 +172,24 @@ const char *fp8attn_variant_description(int index);  /* NULL if out of range */
 /* FP8ATTN_OK if `variant` can run `p` on CUDA device `device`; otherwise why not. */
 fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_params_t *p,
                                           int device);
+/* Device scratch ("workspace") for the GPU forward. The Hopper kernels ("wgmma") use it to
+ * transpose V once per call instead of once per block of queries in shared memory, which makes
+ * them faster (docs/PERF.md, w8); every other variant needs none (0 bytes). The workspace holds
+ * nothing between calls, must be FP8ATTN_WORKSPACE_ALIGN-byte aligned (cudaMalloc and PyTorch's
+ * allocator are) and must not overlap any tensor of the problem; calls on different streams need
+ * different workspaces. fp8attn_forward_ws(p, variant, NULL, 0, s) is
+ * fp8attn_forward_variant(p, variant, s) (variant NULL: fp8attn_forward's choice).
+ * Both functions allocate nothing and do not synchronise. */
+#define FP8ATTN_WORKSPACE_ALIGN 256
+/* *bytes = the scratch fp8attn_forward_ws(p, variant, ...) can use on the current device
+ * (0: none); for wgmma batch * h_kv * head_dim * seqlen_k rounded up to 32, i.e. V's size. */
+fp8attn_status_t fp8attn_forward_workspace_size(const fp8attn_params_t *p, const char *variant,
+                                                size_t *bytes);
+/* fp8attn_forward_variant with a workspace of workspace_size bytes: at least the size above
+ * (else FP8ATTN_ERR_INVALID_ARGUMENT), or NULL and 0 (the kernels that need none). */
+fp8attn_status_t fp8attn_forward_ws(const fp8attn_params_t *p, const char *variant,
+                                    void *workspace, size_t workspace_size,
+                                    fp8attn_stream_t stream);
 /* Name of the variant fp8attn_forward() would pick for `p` on `device` (NULL if none). */
 const char *fp8attn_variant_default(const fp8attn_params_t *p, int device);
 /* Like fp8attn_forward, with a named variant. */

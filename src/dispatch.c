@@ -171,13 +171,55 @@ static fp8attn_status_t resolve_variant(const fp8attn_params_t *p, const char *v
     return (*out)->supports(p, info);
 }
 
-fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *variant,
-                                         fp8attn_stream_t stream)
+fp8attn_status_t fp8attn_forward_workspace_size(const fp8attn_params_t *p, const char *variant,
+                                                size_t *bytes)
 {
     fp8attn_device_info_t info;
     const fp8attn_variant_t *v = NULL;
+    fp8attn_status_t st;
+    if (!bytes)
+        return fp8attn_fail(FP8ATTN_ERR_NULL_POINTER, "bytes = NULL: the size needs somewhere to go");
+    *bytes = 0;
+    if ((st = resolve_variant(p, variant, &info, &v)) != FP8ATTN_OK) return st;
+    *bytes = v->workspace_size ? v->workspace_size(p, &info) : 0;
+    return FP8ATTN_OK;
+}
+
+fp8attn_status_t fp8attn_forward_ws(const fp8attn_params_t *p, const char *variant,
+                                    void *workspace, size_t workspace_size,
+                                    fp8attn_stream_t stream)
+{
+    fp8attn_device_info_t info;
+    const fp8attn_variant_t *v = NULL;
+    size_t need;
     fp8attn_status_t st = resolve_variant(p, variant, &info, &v);
-    return st != FP8ATTN_OK ? st : v->launch(p, &info, stream);
+    if (st != FP8ATTN_OK) return st;
+    if (!workspace) {
+        if (workspace_size != 0)
+            return fp8attn_fail(FP8ATTN_ERR_NULL_POINTER,
+                                "workspace = NULL with workspace_size = %zu: pass both or neither",
+                                workspace_size);
+        return v->launch(p, &info, NULL, stream);
+    }
+    if ((uintptr_t)workspace % FP8ATTN_WORKSPACE_ALIGN != 0)
+        return fp8attn_fail(FP8ATTN_ERR_INVALID_STRIDE,
+                            "workspace = %p: must be %d-byte aligned (cudaMalloc's alignment)",
+                            workspace, FP8ATTN_WORKSPACE_ALIGN);
+    need = v->workspace_size ? v->workspace_size(p, &info) : 0;
+    if (need == 0) return v->launch(p, &info, NULL, stream); /* this kernel needs no scratch */
+    if (workspace_size < need)
+        return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT,
+                            "workspace_size = %zu: variant %s needs %zu bytes for this problem "
+                            "(fp8attn_forward_workspace_size)",
+                            workspace_size, v->name, need);
+    if ((st = fp8attn_check_workspace(p, workspace, need)) != FP8ATTN_OK) return st;
+    return v->launch(p, &info, workspace, stream);
+}
+
+fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *variant,
+                                         fp8attn_stream_t stream)
+{
+    return fp8attn_forward_ws(p, variant, NULL, 0, stream);
 }
 
 const char *fp8attn_forward_kernel(const fp8attn_params_t *p, const char *variant)

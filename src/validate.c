@@ -375,6 +375,26 @@ fp8attn_status_t fp8attn_validate(const fp8attn_params_t *p)
     return check_overlaps(ranges, n_ranges);
 }
 
+fp8attn_status_t fp8attn_check_workspace(const fp8attn_params_t *p, const void *workspace,
+                                         size_t bytes)
+{
+    operand_t op[4];
+    byte_range_t ranges[8], ws;
+    int n_ranges = 0, i;
+    fp8attn_status_t st;
+    describe_operands(p, op);
+    if ((st = compute_ranges(p, op, ranges, &n_ranges)) != FP8ATTN_OK) return st;
+    ws.begin = (uintptr_t)workspace;
+    ws.end = ws.begin + bytes;
+    for (i = 0; i < n_ranges; i++)
+        if (ws.begin < ranges[i].end && ranges[i].begin < ws.end)
+            return fp8attn_fail(FP8ATTN_ERR_OVERLAP,
+                                "workspace [0x%" PRIxPTR ", 0x%" PRIxPTR ") overlaps params->%s [0x%" PRIxPTR
+                                ", 0x%" PRIxPTR "): the scratch must not share memory with a tensor",
+                                ws.begin, ws.end, ranges[i].name, ranges[i].begin, ranges[i].end);
+    return FP8ATTN_OK;
+}
+
 fp8attn_status_t fp8attn_check_descale_values(const char *name, const fp8attn_descale_t *d,
                                               int64_t batch, int64_t heads)
 {

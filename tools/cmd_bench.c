@@ -310,7 +310,7 @@ static int bench_gpu_case(bench_t *bn, problem_t *pr, char *err)
     const char *names[2];
     double *times[2] = {NULL, NULL};
     int nv, v, rc = EXIT_PASS;
-    if (gpu_problem_upload(&g, pr, err)) return EXIT_BAD_ARGS;
+    if (gpu_problem_upload(&g, pr, !bn->o->no_workspace, err)) return EXIT_BAD_ARGS;
     nv = pick_variants(bn, &pr->shape, &g, names);
     for (v = 0; v < nv; v++)
         if (!(times[v] = malloc((size_t)bn->b->iters * sizeof *times[v]))) {

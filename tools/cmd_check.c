@@ -285,7 +285,7 @@ static void run_gpu(const run_opts_t *o, problem_t *pr, cudaStream_t stream, lin
 {
     gpu_problem_t g;
     char err[ERR_LEN];
-    if (gpu_problem_upload(&g, pr, err)) {
+    if (gpu_problem_upload(&g, pr, !o->no_workspace, err)) {
         line_error(l, err);
         return;
     }

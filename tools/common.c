@@ -438,6 +438,10 @@ static arg_result_t parse_common_arg(args_t *a, void *ctx)
         c->o->lse = 1;
         return ARG_OK;
     }
+    if (arg_flag(a, "--no-workspace")) {
+        c->o->no_workspace = 1;
+        return ARG_OK;
+    }
     r = parse_value_option(a, c->o);
     if (r == ARG_UNKNOWN && c->extra) r = c->extra(a, c->extra_ctx);
     return r;
@@ -502,6 +506,9 @@ void common_usage_options(FILE *f)
             "  --out-type fp16|bf16   output type (default fp16)\n"
             "  --descale tensor|head|batch-head  FP8 scale granularity (default head)\n"
             "  --lse                  also write the log-sum-exp\n"
+            "  --no-workspace         GPU runs call fp8attn_forward_ws without scratch memory\n"
+            "                         (default: a workspace of fp8attn_forward_workspace_size\n"
+            "                         bytes, poisoned with 0xFF before every checked run)\n"
             "  --out DIR              results directory (build_meta.json and the results)\n"
             "  --label TEXT           label of the default results directory name\n"
             "  --help                 this text\n");
@@ -588,6 +595,7 @@ void run_opts_to_json(const run_opts_t *o, json_t *obj)
     json_object_set_new(obj, "out_type", json_string(out_type_name(o->out_type)));
     json_object_set_new(obj, "lse", json_boolean(o->lse));
     json_object_set_new(obj, "descale", json_string(descale_name(o->descale)));
+    json_object_set_new(obj, "workspace", json_boolean(!o->no_workspace));
 }
 
 /* ---- misc ---- */

@@ -49,6 +49,7 @@ typedef struct {
     fp8attn_out_type_t out_type;    /* --out-type */
     fp8attn_granularity_t descale;  /* --descale */
     int lse;                        /* --lse */
+    int no_workspace;               /* --no-workspace */
     const char *out_dir;            /* --out, NULL if not given */
     const char *label;              /* --label */
 } run_opts_t;

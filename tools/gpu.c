@@ -74,7 +74,19 @@ static void point_device_params(gpu_problem_t *g, const problem_t *pr)
     p->lse = g->lse;
 }
 
-int gpu_problem_upload(gpu_problem_t *g, const problem_t *pr, char *err)
+/* The largest workspace fp8attn_forward_ws would use for p with the default or wgmma (a variant
+ * that cannot run p asks for none). */
+static size_t workspace_bytes(const fp8attn_params_t *p)
+{
+    static const char *const variants[2] = {NULL, "wgmma"};
+    size_t most = 0, n;
+    int i;
+    for (i = 0; i < 2; i++)
+        if (fp8attn_forward_workspace_size(p, variants[i], &n) == FP8ATTN_OK && n > most) most = n;
+    return most;
+}
+
+int gpu_problem_upload(gpu_problem_t *g, const problem_t *pr, int use_workspace, char *err)
 {
     static const char *const names[3] = {"Q", "K", "V"};
     static const char *const ds_names[3] = {"Q descale", "K descale", "V descale"};
@@ -92,6 +104,9 @@ int gpu_problem_upload(gpu_problem_t *g, const problem_t *pr, char *err)
      * streams that do not wait for the legacy stream. */
     if (cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize(after uploads)", err)) goto fail;
     point_device_params(g, pr);
+    if (use_workspace && (g->ws_bytes = workspace_bytes(&g->p)) > 0 &&
+        cuda_ok(cudaMalloc(&g->ws, g->ws_bytes), "cudaMalloc(workspace)", err))
+        goto fail;
     return 0;
 fail:
     gpu_problem_free(g);
@@ -109,6 +124,7 @@ void gpu_problem_free(gpu_problem_t *g)
     }
     cudaFree(g->o);
     cudaFree(g->lse);
+    cudaFree(g->ws);
     memset(g, 0, sizeof *g);
 }
 
@@ -118,6 +134,9 @@ int gpu_poison_outputs(const gpu_problem_t *g, const problem_t *pr, cudaStream_t
         return -1;
     if (g->lse && cuda_ok(cudaMemsetAsync(g->lse, 0xFF, lse_bytes(pr), s),
                           "cudaMemsetAsync(LSE poison)", err)) /* 0xFFFFFFFF is a NaN */
+        return -1;
+    if (g->ws && cuda_ok(cudaMemsetAsync(g->ws, 0xFF, g->ws_bytes, s),
+                         "cudaMemsetAsync(workspace poison)", err)) /* 0xFF is an E4M3 NaN */
         return -1;
     return 0;
 }
@@ -138,13 +157,13 @@ int gpu_download_outputs(const gpu_problem_t *g, const problem_t *pr, uint16_t *
 
 int gpu_forward(const gpu_problem_t *g, const char *variant, cudaStream_t s, char *err)
 {
-    fp8attn_status_t st = fp8attn_forward_variant(&g->p, variant, s);
+    fp8attn_status_t st = fp8attn_forward_ws(&g->p, variant, g->ws, g->ws_bytes, s);
     if (st != FP8ATTN_OK) {
-        snprintf(err, ERR_LEN, "fp8attn_forward_variant(%s): %s", variant ? variant : "default",
+        snprintf(err, ERR_LEN, "fp8attn_forward_ws(%s): %s", variant ? variant : "default",
                  fp8attn_last_error());
         return -1;
     }
-    return cuda_ok(cudaGetLastError(), "after fp8attn_forward_variant: cudaGetLastError", err);
+    return cuda_ok(cudaGetLastError(), "after fp8attn_forward_ws: cudaGetLastError", err);
 }
 
 int gpu_sync(cudaStream_t s, char *err)

@@ -22,21 +22,25 @@ typedef struct {
     void *in[3];       /* Q, K, V codes */
     void *descale[3];
     void *o, *lse;
+    void *ws;        /* workspace for fp8attn_forward_ws (NULL: none) */
+    size_t ws_bytes;
     fp8attn_params_t p;
 } gpu_problem_t;
 
-/* Copies the problem's codes and descales to the device and allocates O (and the LSE).
+/* Copies the problem's codes and descales to the device and allocates O (and the LSE) and, with
+ * use_workspace, the largest workspace the default variant or wgmma would use for it.
  * Returns 0, or -1 with the failing CUDA call and error string in err (nothing left allocated). */
-int gpu_problem_upload(gpu_problem_t *g, const problem_t *pr, char *err);
+int gpu_problem_upload(gpu_problem_t *g, const problem_t *pr, int use_workspace, char *err);
 void gpu_problem_free(gpu_problem_t *g);
-/* Fills O with 0xFF bytes (NaN in FP16 and BF16) and the LSE with NaN, on stream s. */
+/* Fills O with 0xFF bytes (NaN in FP16 and BF16), the LSE with NaN and the workspace with 0xFF
+ * (NaN codes), on stream s. */
 int gpu_poison_outputs(const gpu_problem_t *g, const problem_t *pr, cudaStream_t s, char *err);
 /* Synchronous copy of O (and the LSE) into o_host / lse_host. */
 int gpu_download_outputs(const gpu_problem_t *g, const problem_t *pr, uint16_t *o_host,
                          float *lse_host, char *err);
 
-/* fp8attn_forward_variant on s (variant NULL = the default); checks the returned status and
- * cudaGetLastError, does not synchronise. */
+/* fp8attn_forward_ws on s with g's workspace (variant NULL = the default); checks the returned
+ * status and cudaGetLastError, does not synchronise. */
 int gpu_forward(const gpu_problem_t *g, const char *variant, cudaStream_t s, char *err);
 /* cudaGetLastError then cudaStreamSynchronize(s). */
 int gpu_sync(cudaStream_t s, char *err);

@@ -28,14 +28,18 @@ typedef struct fp8attn_variant {
     int (*rank)(const fp8attn_params_t *p, const fp8attn_device_info_t *dev);
     /* FP8ATTN_OK or a status with fp8attn_fail()'s message saying why not. */
     fp8attn_status_t (*supports)(const fp8attn_params_t *p, const fp8attn_device_info_t *dev);
-    /* Launch on stream; p already validated and supported on dev. Checks the launch. */
+    /* Launch on stream; p already validated and supported on dev. Checks the launch.
+     * workspace: NULL, or device scratch of at least workspace_size(p, dev) bytes (checked by
+     * the caller) that the variant may use as it likes during the call. */
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
-                               fp8attn_stream_t stream);
+                               void *workspace, fp8attn_stream_t stream);
     /* The kernel launch() would run (p validated and supported on dev, the current device);
      * NULL with *st set when that cannot be decided (a CUDA error). */
     const struct fp8attn_kernel_entry *(*kernel_for)(const fp8attn_params_t *p,
                                                      const fp8attn_device_info_t *dev,
                                                      fp8attn_status_t *st);
+    /* Optional (NULL: none): bytes of device scratch launch() uses for p if given them. */
+    size_t (*workspace_size)(const fp8attn_params_t *p, const fp8attn_device_info_t *dev);
 } fp8attn_variant_t;
 
 extern const fp8attn_variant_t fp8attn_variant_reference_gpu;

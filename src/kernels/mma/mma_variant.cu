@@ -180,8 +180,10 @@ static fp8attn_status_t launch_rows(const fp8attn_params_t *p, const fp8attn_dev
         return supports_rows(p, dev, ROWS, NAME);                                             \
     }                                                                                         \
     static fp8attn_status_t launch_##ID(const fp8attn_params_t *p,                            \
-                                        const fp8attn_device_info_t *dev, fp8attn_stream_t s) \
+                                        const fp8attn_device_info_t *dev, void *ws,           \
+                                        fp8attn_stream_t s)                                   \
     {                                                                                         \
+        (void)ws; /* no scratch */                                                            \
         return launch_rows(p, dev, ROWS, NAME, s);                                            \
     }                                                                                         \
     static const fp8attn_kernel_entry_t *kernel_##ID(const fp8attn_params_t *p,               \

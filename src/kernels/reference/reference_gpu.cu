@@ -138,12 +138,13 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
 }
 
 static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
-                               fp8attn_stream_t stream)
+                               void *workspace, fp8attn_stream_t stream)
 {
     const fp8attn_kernel_entry_t *k = kernel_for(p->head_dim);
     const float scale = fp8attn_effective_scale(p);
     void *args[] = {(void *)p, (void *)&scale};
     (void)dev; /* one kernel per head dim: nothing to choose */
+    (void)workspace; /* no scratch */
     cudaError_t e = cudaLaunchKernel(k->func, dim3((unsigned)grid_blocks(p)), dim3(k->threads),
                                      args, 0, (cudaStream_t)stream);
     if (e != cudaSuccess)

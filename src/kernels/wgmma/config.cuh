@@ -76,6 +76,7 @@ struct wgmma_params {
     CUtensorMap tm_q; /* [batch][h_q][seqlen_q][D] E4M3, box (SW_D, BM) */
     CUtensorMap tm_k; /* [batch][h_kv][seqlen_k][D], box (SW_D, BN) */
     CUtensorMap tm_v; /* same for V */
+    CUtensorMap tm_vt; /* "_vt" kernels: V^T in the workspace, [batch][h_kv][D][SKP], box (SW_N, D) */
     int32_t batch, h_q, h_kv, seqlen_q, seqlen_k;
     int32_t heads_per_kv; /* h_q / h_kv */
     int32_t causal, out_bf16;

@@ -10,6 +10,7 @@
 #define FP8ATTN_WGMMA_KERNEL_CUH
 
 #include <cuda_runtime.h>
+#include <string.h>
 
 #include "../../internal.h"
 #include "../kernels.h"
@@ -27,7 +28,7 @@
 #define WGMMA_SKIP_RESCALE 1
 #endif
 
-template <class C, bool OVERLAP, bool PINGPONG>
+template <class C, bool OVERLAP, bool PINGPONG, bool PRE_VT>
 __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
 {
     extern __shared__ __align__(1024) uint8_t smem[];
@@ -40,26 +41,35 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
         prefetch_tensormap(&p.tm_q);
         prefetch_tensormap(&p.tm_k);
         prefetch_tensormap(&p.tm_v);
-        init_barriers<C>(sm);
+        init_barriers<C, PRE_VT>(sm);
     }
     __syncthreads();
     if (wg == 0) {
         setmaxnreg_dec<C::PRODUCER_REGS>();
-        produce<C>(p, sm, t, tid);
+        produce<C, PRE_VT>(p, sm, t, tid);
     } else {
         setmaxnreg_inc<C::CONSUMER_REGS>();
         consume<C, OVERLAP, PINGPONG && OVERLAP && C::CONSUMERS == 2, WGMMA_SKIP_RESCALE>(p, sm, t, wg - 1, tid & 127);
     }
 }
 
-/* Host side of one instance: grid, shared memory, launch. */
+/* Host side of one instance: grid, shared memory, launch. With a workspace (vt != NULL, at
+ * least fp8attn_wgmma_vt_bytes(p) bytes, checked by the caller) V^T is written there first and
+ * the "_vt" kernel k runs; otherwise the kernel that transposes in shared memory. */
 template <class C>
 static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8attn_params_t *p,
-                                     fp8attn_stream_t stream)
+                                     void *vt, fp8attn_stream_t stream)
 {
     wgmma_params wp;
     fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, C::SW_D, &wp);
     if (st != FP8ATTN_OK) return st;
+    if (vt) {
+        if ((st = fp8attn_wgmma_make_vt_map(p, vt, C::SW_N, &wp)) != FP8ATTN_OK ||
+            (st = fp8attn_wgmma_vt_prepass_launch(p, vt, stream)) != FP8ATTN_OK)
+            return st;
+    } else {
+        memset(&wp.tm_vt, 0, sizeof wp.tm_vt);
+    }
     const int64_t grid = (int64_t)wp.n_q_tiles * p->h_q * p->batch;
     void *args[] = {(void *)&wp};
     cudaError_t e = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -73,13 +83,20 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     return FP8ATTN_OK;
 }
 
-/* Defines kernel fp8attn_wgmma_<NAME> for configuration CFG (its body exists only in the sm_90a
- * image), its table entry fp8attn_wgmma_entry_<NAME>() and launcher fp8attn_wgmma_launch_<NAME>. */
+/* Defines, for configuration CFG, kernel fp8attn_wgmma_<NAME> (V transposed in shared memory)
+ * and fp8attn_wgmma_<NAME>_vt (V^T from the workspace), their bodies only in the sm_90a image;
+ * their table entries fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher
+ * fp8attn_wgmma_launch_<NAME>(p, vt, stream), which runs the second when vt != NULL. */
 #define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, OVERLAP, PINGPONG)                                      \
     extern "C" __global__ void __launch_bounds__(CFG::THREADS, 1)                                 \
         fp8attn_wgmma_##NAME(const __grid_constant__ wgmma_params p)                              \
     {                                                                                             \
-        WGMMA_KERNEL_BODY((wgmma_fwd<CFG, OVERLAP, PINGPONG>(p)))                                 \
+        WGMMA_KERNEL_BODY((wgmma_fwd<CFG, OVERLAP, PINGPONG, false>(p)))                          \
+    }                                                                                             \
+    extern "C" __global__ void __launch_bounds__(CFG::THREADS, 1)                                 \
+        fp8attn_wgmma_##NAME##_vt(const __grid_constant__ wgmma_params p)                         \
+    {                                                                                             \
+        WGMMA_KERNEL_BODY((wgmma_fwd<CFG, OVERLAP, PINGPONG, true>(p)))                           \
     }                                                                                             \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME(void)                     \
     {                                                                                             \
@@ -88,11 +105,19 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
                                                  (const void *)fp8attn_wgmma_##NAME};             \
         return &e;                                                                                \
     }                                                                                             \
+    extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vt(void)                \
+    {                                                                                             \
+        static const fp8attn_kernel_entry_t e = {"wgmma", "fp8attn_wgmma_" #NAME "_vt", CFG::D,   \
+                                                 CFG::THREADS, CFG::SMEM_BYTES,                   \
+                                                 (const void *)fp8attn_wgmma_##NAME##_vt};        \
+        return &e;                                                                                \
+    }                                                                                             \
     extern "C" const int fp8attn_wgmma_rows_##NAME = CFG::BM;                                     \
-    extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p,            \
+    extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p, void *vt,  \
                                                              fp8attn_stream_t s)                  \
     {                                                                                             \
-        return wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, s);                             \
+        return wgmma_launch<CFG>(vt ? fp8attn_wgmma_entry_##NAME##_vt() : fp8attn_wgmma_entry_##NAME(), \
+                                 p, vt, s);                                                       \
     }
 
 /* The kernel body is compiled only where wgmma and setmaxnreg exist (the sm_90a pass). */

@@ -33,8 +33,10 @@ struct wg_smem {
 };
 
 /* Arrival counts: TMA barriers get one arrive (with the byte count) per phase; the consumers
- * release a stage with one arrive per consumer warp; the transposer with one per thread. */
-template <class C>
+ * release a stage with one arrive per consumer warp; the transposer with one per thread.
+ * PRE_VT (V^T loaded by TMA from the workspace): vt_full is a TMA barrier; v_full and v_empty
+ * are not used. */
+template <class C, bool PRE_VT>
 __device__ __forceinline__ void init_barriers(const wg_smem<C> &sm)
 {
     mbar_init(sm.q_full(), 1);
@@ -43,7 +45,7 @@ __device__ __forceinline__ void init_barriers(const wg_smem<C> &sm)
         mbar_init(sm.k_empty(s), 4 * C::CONSUMERS);
         mbar_init(sm.v_full(s), 1);
         mbar_init(sm.v_empty(s), C::TRANSPOSERS);
-        mbar_init(sm.vt_full(s), C::TRANSPOSERS);
+        mbar_init(sm.vt_full(s), PRE_VT ? 1 : C::TRANSPOSERS);
         mbar_init(sm.vt_empty(s), 4 * C::CONSUMERS);
     }
     fence_mbarrier_init();
@@ -78,14 +80,36 @@ __device__ __forceinline__ void load_q(const wgmma_params &p, const wg_smem<C> &
 
 /* Loads of key tile j into stage j % STAGES (thread 0). */
 template <class C>
-__device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                        int j)
+__device__ __forceinline__ void load_k(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
+                                       int j)
 {
     const int s = j % C::STAGES;
     mbar_arrive_expect_tx(sm.k_full(s), C::KV_BYTES);
     tma_tile<C, C::BN>(sm.k_tile(s), &p.tm_k, sm.k_full(s), j * C::BN, t.hk, t.b);
+}
+
+template <class C>
+__device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
+                                        int j)
+{
+    const int s = j % C::STAGES;
+    load_k<C>(p, sm, t, j);
     mbar_arrive_expect_tx(sm.v_full(s), C::KV_BYTES);
     tma_tile<C, C::BN>(sm.v_tile(s), &p.tm_v, sm.v_full(s), j * C::BN, t.hk, t.b);
+}
+
+/* PRE_VT: V^T tile j from the workspace, BN / SW_N boxes of SW_N key bytes x D rows (box c to
+ * column block c of the tile's K-major layout). */
+template <class C>
+__device__ __forceinline__ void load_vt(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
+                                        int j)
+{
+    const int s = j % C::STAGES;
+    mbar_arrive_expect_tx(sm.vt_full(s), C::KV_BYTES);
+#pragma unroll
+    for (int c = 0; c < C::BN / C::SW_N; c++)
+        tma_load_4d(sm.vt_tile(s) + c * C::D * C::SW_N, &p.tm_vt, sm.vt_full(s),
+                    j * C::BN + c * C::SW_N, 0, t.hk, t.b);
 }
 
 /* V_j -> V^T_j by the transposer warps (tw = index among them), once V_j has landed and the
@@ -108,12 +132,29 @@ __device__ __forceinline__ void transpose_stage(const wg_smem<C> &sm, int j, int
  * warps 1-3 transpose.
  * Otherwise: thread 0 issues Q and the first STAGES key tiles; all four warps transpose, and
  * after tile j thread 0 refills its stage with tile j + STAGES. */
-template <class C>
+template <class C, bool PRE_VT>
 __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
                                         int tid)
 {
     if (t.n_kt == 0) return; /* nothing to compute: no copy may outlive the block */
     const int warp = tid >> 5, lane = tid & 31;
+    if (PRE_VT) { /* loads only (thread 0): K_j once S = Q.K^T of the stage's last tile is done,
+                   * V^T_j once its P.V is; K_{j+1} goes out before V^T_j's wait */
+        if (tid == 0) {
+            load_q<C>(p, sm, t);
+            mbar_wait(sm.k_empty(0), 1);
+            load_k<C>(p, sm, t, 0);
+            for (int j = 0; j < t.n_kt; j++) {
+                if (j + 1 < t.n_kt) {
+                    mbar_wait(sm.k_empty((j + 1) % C::STAGES), ring_phase<C>(j + 1) ^ 1);
+                    load_k<C>(p, sm, t, j + 1);
+                }
+                mbar_wait(sm.vt_empty(j % C::STAGES), ring_phase<C>(j) ^ 1);
+                load_vt<C>(p, sm, t, j);
+            }
+        }
+        return;
+    }
     if (C::LOADER_WARP) {
         if (warp == 0) {
             if (lane == 0) {

@@ -92,7 +92,9 @@ static fp8attn_status_t make_map(encode_tiled_fn encode, CUtensorMap *map, const
     tma_strides(s, d, tokens, heads, batch, strides);
     CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 4, (void *)ptr, dims, strides, box,
                         elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                        box_cols == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+                        box_cols == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                        : box_cols == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                         : CU_TENSOR_MAP_SWIZZLE_32B,
                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
         return fp8attn_fail(FP8ATTN_ERR_CUDA,
@@ -102,6 +104,22 @@ static fp8attn_status_t make_map(encode_tiled_fn encode, CUtensorMap *map, const
                             (unsigned long long)strides[0], (unsigned long long)strides[1],
                             (unsigned long long)strides[2]);
     return FP8ATTN_OK;
+}
+
+/* V^T [batch][h_kv][D][SKP] as a 4-D map (keys, D rows, heads, batch) of a packed array. */
+fp8attn_status_t fp8attn_wgmma_make_vt_map(const fp8attn_params_t *p, const void *vt, int sw_n,
+                                           struct wgmma_params *out)
+{
+    encode_tiled_fn encode;
+    fp8attn_status_t st = encoder(&encode);
+    if (st != FP8ATTN_OK) return st;
+    const int64_t skp = fp8attn_wgmma_vt_skp(p);
+    fp8attn_strides_t s;
+    s.token = skp;                               /* one row of V^T: a dim's keys */
+    s.head = skp * p->head_dim;
+    s.batch = s.head * p->h_kv;
+    return make_map(encode, &out->tm_vt, "workspace (V^T)", (const uint8_t *)vt, &s, (int)skp,
+                    p->head_dim, p->h_kv, p->batch, sw_n, p->head_dim);
 }
 
 fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,

@@ -3,6 +3,9 @@
 #ifndef FP8ATTN_WGMMA_HOST_H
 #define FP8ATTN_WGMMA_HOST_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "fp8attn.h"
 
 struct wgmma_params;
@@ -16,5 +19,14 @@ fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p);
  * point, so nothing links libcuda) and the scalars. No allocation, no synchronisation. */
 fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,
                                            struct wgmma_params *out);
+
+/* The V^T of p in the workspace (vt_prepass.cu): SKP = seqlen_k rounded up to 32, the bytes it
+ * takes, its tensor map (box: sw_n key bytes x head_dim rows) and the launch that writes it. */
+int64_t fp8attn_wgmma_vt_skp(const fp8attn_params_t *p);
+size_t fp8attn_wgmma_vt_bytes(const fp8attn_params_t *p);
+fp8attn_status_t fp8attn_wgmma_make_vt_map(const fp8attn_params_t *p, const void *vt, int sw_n,
+                                           struct wgmma_params *out);
+fp8attn_status_t fp8attn_wgmma_vt_prepass_launch(const fp8attn_params_t *p, void *workspace,
+                                                 fp8attn_stream_t stream);
 
 #endif

@@ -1,6 +1,6 @@
 /* Variant "wgmma": which problems the Hopper kernels run (E4M3 inputs on sm_90 with this build's
- * sm_90a image, strides TMA can encode) and which instance (one per head dim, wgmma_hd<D>.cu)
- * runs them. */
+ * sm_90a image, strides TMA can encode), which instance (one per head dim, wgmma_hd<D>.cu) runs
+ * them, and whether V^T goes through the workspace (use_vt_pass). */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -11,28 +11,38 @@
 #define WGMMA_DECLARE(NAME)                                                                 \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME(void);              \
     extern "C" const int fp8attn_wgmma_rows_##NAME;                                         \
+    extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vt(void);         \
     extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p,      \
-                                                            fp8attn_stream_t s);
+                                                            void *vt, fp8attn_stream_t s);
 WGMMA_DECLARE(hd64)
 WGMMA_DECLARE(hd128)
 WGMMA_DECLARE(hd256)
 
 typedef struct {
-    const fp8attn_kernel_entry_t *(*entry)(void);
+    const fp8attn_kernel_entry_t *(*entry)(void);    /* V transposed in shared memory */
+    const fp8attn_kernel_entry_t *(*entry_vt)(void); /* V^T from the workspace */
     const int *rows; /* query rows per block */
-    fp8attn_status_t (*launch)(const fp8attn_params_t *p, fp8attn_stream_t s);
+    fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt, fp8attn_stream_t s);
 } wgmma_instance_t;
 
 static const wgmma_instance_t k_instances[] = {
-    {fp8attn_wgmma_entry_hd64, &fp8attn_wgmma_rows_hd64, fp8attn_wgmma_launch_hd64},
-    {fp8attn_wgmma_entry_hd128, &fp8attn_wgmma_rows_hd128, fp8attn_wgmma_launch_hd128},
-    {fp8attn_wgmma_entry_hd256, &fp8attn_wgmma_rows_hd256, fp8attn_wgmma_launch_hd256},
+    {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, &fp8attn_wgmma_rows_hd64,
+     fp8attn_wgmma_launch_hd64},
+    {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, &fp8attn_wgmma_rows_hd128,
+     fp8attn_wgmma_launch_hd128},
+    {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
+     fp8attn_wgmma_launch_hd256},
 };
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
 
+extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_vt_prepass(void);
+
+/* The family's kernels: each instance's two, then the V^T pass. */
 extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_kernel(int index)
 {
-    return (index >= 0 && index < N_INSTANCES) ? k_instances[index].entry() : NULL;
+    if (index >= 0 && index < 2 * N_INSTANCES)
+        return index % 2 ? k_instances[index / 2].entry_vt() : k_instances[index / 2].entry();
+    return index == 2 * N_INSTANCES ? fp8attn_wgmma_entry_vt_prepass() : NULL;
 }
 
 /* The instance compiled for head_dim d, or NULL. */
@@ -106,12 +116,34 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
     return pick(p, dev, &st) ? FP8ATTN_OK : st;
 }
 
+/* Whether V^T is written to the workspace first (vt_prepass.cu) or each block transposes its
+ * V tiles in shared memory. The in-kernel transpose of a V tile is repeated by every block that
+ * reads it: query tiles x query heads per kv head times. The pass costs a read and a write of V
+ * once. Measured on the H100 (bench --no-workspace, docs/PERF.md w8), pass / in-kernel:
+ * 128 repeats (16k keys) 0.87-0.90 for every head dim, 85 (hd64 16k) 0.93; 16 (2k, hd128 and
+ * hd256) 0.99-1.08; 11 (hd64 2k) 0.99-1.04; 4 (512) 1.11-1.33. Rule: the pass when the
+ * repeats reach 32 (and its grid's y = h_kv, z = batch fit in 65535). */
+static bool use_vt_pass(const fp8attn_params_t *p)
+{
+    const wgmma_instance_t *in = instance_for(p->head_dim);
+    if (!in || p->h_kv > 65535 || p->batch > 65535) return false;
+    const int64_t repeats = ((int64_t)p->seqlen_q + *in->rows - 1) / *in->rows *
+                            (p->h_q / p->h_kv);
+    return repeats >= 32;
+}
+
+static size_t workspace_size(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
+{
+    (void)dev;
+    return use_vt_pass(p) ? fp8attn_wgmma_vt_bytes(p) : 0;
+}
+
 static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
-                               fp8attn_stream_t stream)
+                               void *workspace, fp8attn_stream_t stream)
 {
     fp8attn_status_t st;
     const wgmma_instance_t *in = pick(p, dev, &st);
-    return in ? in->launch(p, stream) : st;
+    return in ? in->launch(p, use_vt_pass(p) ? workspace : NULL, stream) : st;
 }
 
 static const fp8attn_kernel_entry_t *kernel_for(const fp8attn_params_t *p,
@@ -144,7 +176,7 @@ static int rank(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
 extern "C" const fp8attn_variant_t fp8attn_variant_wgmma = {
     "wgmma",
     "Hopper (sm_90a): TMA loads into an mbarrier ring, warp-specialised (a producer warpgroup "
-    "loads and transposes V, two or three consumer warpgroups of 64 rows), wgmma E4M3 for "
-    "S = Q.K^T and O += P.V with P in registers, intra-warpgroup overlap; the default except on "
-    "small one-wave problems",
-    20, rank, supports, launch, kernel_for};
+    "loads and transposes V, or with a workspace loads V^T written once per call, two or three "
+    "consumer warpgroups of 64 rows), wgmma E4M3 for S = Q.K^T and O += P.V with P in "
+    "registers, intra-warpgroup overlap; the default except on small one-wave problems",
+    20, rank, supports, launch, kernel_for, workspace_size};

@@ -1,0 +1,104 @@
+/* V -> V^T once per call, into the caller's workspace (fp8attn_forward_ws), for the wgmma
+ * kernels' "_vt" instances: their producer then loads V^T tiles with TMA instead of transposing
+ * every V tile in shared memory once per query tile (the transpose's shared-memory traffic cost
+ * 15-40 % of the kernel's time, docs/PERF.md w8).
+ *
+ * Workspace layout: [batch][h_kv][D][SKP] bytes, SKP = seqlen_k rounded up to 32, keys past
+ * seqlen_k zero. Inside each group of 32 keys the bytes are in the permuted order the consumers'
+ * P registers expect (transpose_v.cuh): byte 16h + 4t + e of group g holds key
+ * 32g + 16h + 8(e / 2) + 2t + e % 2. A V^T tile of BN keys is then BN / SW_N TMA boxes of SW_N
+ * key bytes x D rows, loaded like the K tiles.
+ *
+ * One block per (64 keys, kv head, batch): 16-byte loads of the V rows into a shared [D][64]
+ * byte tile (rows padded to 68 bytes against bank conflicts), then 16-byte stores of the
+ * permuted V^T rows. */
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "../../internal.h"
+#include "../kernels.h"
+#include "wgmma_host.h"
+
+#define VTP_KEYS 64
+#define VTP_ROW (VTP_KEYS + 4)
+#define VTP_THREADS 256
+
+struct vt_prepass_args {
+    const uint8_t *v;
+    uint8_t *vt;
+    int64_t vs_b, vs_h, vs_s; /* V strides, bytes */
+    int32_t seqlen_k, skp, h_kv, d;
+};
+
+extern "C" __global__ void __launch_bounds__(VTP_THREADS) fp8attn_wgmma_vt_prepass(vt_prepass_args a)
+{
+    __shared__ __align__(16) uint8_t tile[256 * VTP_ROW]; /* [d][key], d < 256 */
+    const int key0 = blockIdx.x * VTP_KEYS, h = blockIdx.y, b = blockIdx.z;
+    const int cpr = a.d / 16; /* 16-byte chunks per V row */
+    const uint8_t *v = a.v + (int64_t)b * a.vs_b + (int64_t)h * a.vs_h;
+    for (int i = threadIdx.x; i < VTP_KEYS * cpr; i += VTP_THREADS) {
+        const int k = i / cpr, c = i % cpr, key = key0 + k;
+        uint4 w = make_uint4(0, 0, 0, 0);
+        if (key < a.seqlen_k) w = __ldg((const uint4 *)(v + (int64_t)key * a.vs_s) + c);
+        const uint32_t ws[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+        for (int j = 0; j < 16; j++) tile[(16 * c + j) * VTP_ROW + k] = (uint8_t)(ws[j / 4] >> (8 * (j % 4)));
+    }
+    __syncthreads();
+    /* output: D rows x 64 key bytes = 4 chunks of 16 bytes per row; chunk q covers group q / 2,
+     * half h = q % 2; its word t holds keys 16h + 2t, +1, +8, +9 of the group */
+    uint8_t *vt = a.vt + (((int64_t)b * a.h_kv + h) * a.d) * a.skp;
+    for (int i = threadIdx.x; i < a.d * 4; i += VTP_THREADS) {
+        const int d = i / 4, q = i % 4;
+        if (key0 + 16 * q >= a.skp) continue;
+        const uint8_t *row = tile + d * VTP_ROW + 32 * (q / 2) + 16 * (q % 2);
+        uint32_t w[4];
+#pragma unroll
+        for (int t = 0; t < 4; t++) {
+            const uint32_t lo = *(const uint16_t *)(row + 2 * t), hi = *(const uint16_t *)(row + 8 + 2 * t);
+            w[t] = lo | (hi << 16);
+        }
+        *(uint4 *)(vt + (int64_t)d * a.skp + key0 + 16 * q) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+}
+
+extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_vt_prepass(void)
+{
+    static const fp8attn_kernel_entry_t e = {"wgmma", "fp8attn_wgmma_vt_prepass", 0, VTP_THREADS, 0,
+                                             (const void *)fp8attn_wgmma_vt_prepass};
+    return &e;
+}
+
+int64_t fp8attn_wgmma_vt_skp(const fp8attn_params_t *p)
+{
+    return ((int64_t)p->seqlen_k + 31) / 32 * 32;
+}
+
+size_t fp8attn_wgmma_vt_bytes(const fp8attn_params_t *p)
+{
+    return (size_t)p->batch * (size_t)p->h_kv * (size_t)p->head_dim * (size_t)fp8attn_wgmma_vt_skp(p);
+}
+
+fp8attn_status_t fp8attn_wgmma_vt_prepass_launch(const fp8attn_params_t *p, void *workspace,
+                                                 fp8attn_stream_t stream)
+{
+    vt_prepass_args a;
+    a.v = p->v;
+    a.vt = (uint8_t *)workspace;
+    a.vs_b = p->v_stride.batch;
+    a.vs_h = p->v_stride.head;
+    a.vs_s = p->v_stride.token;
+    a.seqlen_k = p->seqlen_k;
+    a.skp = (int32_t)fp8attn_wgmma_vt_skp(p);
+    a.h_kv = p->h_kv;
+    a.d = p->head_dim;
+    const dim3 grid((unsigned)((p->seqlen_k + VTP_KEYS - 1) / VTP_KEYS), (unsigned)p->h_kv,
+                    (unsigned)p->batch);
+    void *args[] = {(void *)&a};
+    cudaError_t e = cudaLaunchKernel((const void *)fp8attn_wgmma_vt_prepass, grid, dim3(VTP_THREADS),
+                                     args, 0, (cudaStream_t)stream);
+    if (e != cudaSuccess)
+        return fp8attn_fail(FP8ATTN_ERR_CUDA, "wgmma: launching fp8attn_wgmma_vt_prepass: %s",
+                            cudaGetErrorString(e));
+    return FP8ATTN_OK;
+}
