@@ -14,6 +14,7 @@ import threading
 __all__ = [
     "Error", "lib", "library_path", "check", "raise_status", "Params", "QuantParams",
     "TensorView", "Strides", "Descale", "pack_params", "params_buffer", "STATUS_NAMES",
+    "WORKSPACE_ALIGN",
 ]
 
 # ---- errors: one class per fp8attn_status_t, each also the matching Python built-in ----
@@ -75,6 +76,8 @@ class LibraryNotFoundError(Error, ImportError):
 
 
 # ---- the C structs (include/fp8attn.h) ----
+
+WORKSPACE_ALIGN = 256  # FP8ATTN_WORKSPACE_ALIGN: fp8attn_forward_ws's workspace alignment
 
 
 class Strides(C.Structure):
@@ -174,6 +177,8 @@ def _declare(L):
         "fp8attn_forward": ([vp, vp], cint),
         "fp8attn_forward_cpu": ([vp], cint),
         "fp8attn_forward_variant": ([vp, C.c_char_p, vp], cint),
+        "fp8attn_forward_workspace_size": ([vp, C.c_char_p, C.POINTER(C.c_size_t)], cint),
+        "fp8attn_forward_ws": ([vp, C.c_char_p, vp, C.c_size_t, vp], cint),
         "fp8attn_forward_kernel": ([vp, C.c_char_p], C.c_char_p),
         "fp8attn_variant_count": ([], cint),
         "fp8attn_variant_name": ([cint], C.c_char_p),

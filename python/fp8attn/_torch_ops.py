@@ -7,9 +7,15 @@ a few microseconds of Python). Under torch.compile (torch.compiler.is_compiling(
 functions call torch.ops.fp8attn.* instead, whose fake implementations give output shapes from
 the same checks, so a compiled graph holds the op with no graph break. Inside CUDA-graph
 capture the eager path records the kernel on the capturing stream; it allocates only through
-the caching allocator (outputs, workspace) and never synchronises.
+the caching allocator (outputs, workspaces) and never synchronises.
+
+On the GPU, attention asks the library how much scratch its kernel can use
+(fp8attn_forward_workspace_size: 0 except for the Hopper kernels on long sequences) and, when
+it is more than 0, passes that much from the caching allocator to fp8attn_forward_ws, which
+makes those kernels faster with the same output bit for bit.
 """
 import ctypes as C
+import threading
 from typing import Optional, Tuple
 
 import torch
@@ -222,9 +228,9 @@ def attention_eager(q, k, v, causal, softmax_scale, q_descale, k_descale, v_desc
     if dev_index >= 0:
         if dev_index != _current_device():
             with torch.cuda.device(dev_index):
-                st = _lib_forward(addr, _raw_stream(dev_index))
+                st = _forward_cuda(addr, dev, _raw_stream(dev_index))
         else:
-            st = _lib_forward(addr, _raw_stream(dev_index))
+            st = _forward_cuda(addr, dev, _raw_stream(dev_index))
         if st:
             check(st, "fp8attn.attention")
     else:
@@ -237,10 +243,40 @@ OUT_DTYPES_FAST = {None: torch.bfloat16, torch.bfloat16: torch.bfloat16,
 _current_device = torch.cuda.current_device
 
 
-def _lib_forward(addr, stream):
-    global _lib_forward
-    _lib_forward = lib().fp8attn_forward  # bound once the library is loaded
-    return _lib_forward(addr, stream)
+def _forward_cuda(addr, dev, stream):
+    """fp8attn_forward_ws of the packed params at `addr` on `stream` (the current device must be
+    the tensors' device `dev`), with a workspace of fp8attn_forward_workspace_size bytes when the
+    kernel it picks can use one (the Hopper kernels on long sequences: V^T written once per call;
+    the output is the same bit for bit). The workspace comes from the caching allocator on dev's
+    current stream, which the kernel runs on: freed on return, its memory goes to later work of
+    that stream only, after this kernel in stream order; inside CUDA-graph capture it comes from
+    the graph's pool. No synchronisation. Returns the C status."""
+    global _forward_cuda
+    L = lib()  # bound once the library is loaded
+    size_of, forward_ws = L.fp8attn_forward_workspace_size, L.fp8attn_forward_ws
+    empty, u8 = torch.empty, torch.uint8
+
+    def forward_cuda(addr, dev, stream):
+        try:
+            n, n_ref = _tls.ws_size
+        except AttributeError:
+            n = C.c_size_t(0)
+            n_ref = C.byref(n)
+            _tls.ws_size = n, n_ref
+        st = size_of(addr, None, n_ref)
+        if st:
+            return st
+        nbytes = n.value
+        if nbytes:
+            ws = empty(nbytes, dtype=u8, device=dev)
+            return forward_ws(addr, None, ws.data_ptr(), nbytes, stream)
+        return forward_ws(addr, None, None, 0, stream)
+
+    _forward_cuda = forward_cuda
+    return forward_cuda(addr, dev, stream)
+
+
+_tls = threading.local()  # this thread's size_t for fp8attn_forward_workspace_size
 
 
 # ---- quantize ----

@@ -297,8 +297,9 @@ class Bench:
         if self.fa3 is not None:
             calls["fa3 flash_attn_func"] = lambda: self.fa3(q, k, v, q_descale=dq, k_descale=dk,
                                                             v_descale=dv)
-        # the raw C API: params packed once, fp8attn_forward through ctypes (a floor for any
-        # Python binding)
+        # the raw C API: params packed once, fp8attn_forward_workspace_size and
+        # fp8attn_forward_ws through ctypes as the package calls them (a floor for any Python
+        # binding)
         raw = _raw_forward((q, k, v), (dq, dk, dv))
         calls["C API (ctypes, params packed once)"] = raw
         n = self.args.overhead_calls
@@ -345,8 +346,11 @@ class Bench:
 
 
 def _raw_forward(qkv, descales):
-    """A call of fp8attn_forward through ctypes with its params packed once (the floor for any
-    Python binding): BSHD FP8 q, k, v of one shape (h_q = h_kv), descales (B, H), BF16 O."""
+    """A call of the C API through ctypes with its params packed once (the floor for any Python
+    binding): BSHD FP8 q, k, v of one shape (h_q = h_kv), descales (B, H), BF16 O. Per call it
+    makes the calls fp8attn.attention makes: fp8attn_forward_workspace_size, a workspace from the
+    caching allocator when that is > 0, fp8attn_forward_ws; so both run the same kernels (on
+    Hopper at long sequences, the V^T pass and the kernel that reads it) and time alike."""
     import ctypes
 
     import torch
@@ -368,24 +372,39 @@ def _raw_forward(qkv, descales):
         ds = getattr(p, name)
         ds.ptr, ds.batch_stride, ds.head_stride = d.data_ptr(), d.stride(0), d.stride(1)
     addr = ctypes.addressof(p)
-    fwd = lib.fp8attn_forward
+    size_of, fwd = lib.fp8attn_forward_workspace_size, lib.fp8attn_forward_ws
+    n = ctypes.c_size_t(0)
+    n_ref = ctypes.byref(n)
+    dev, idx = q.device, q.device.index or 0
 
-    def raw(keep=(p, o, qkv, descales)):  # keeps the params and tensors alive with the closure
-        st = fwd(addr, torch._C._cuda_getCurrentRawStream(0))
+    def raw(keep=(p, o, qkv, descales, n)):  # keeps the params and tensors alive with the closure
+        stream = torch._C._cuda_getCurrentRawStream(idx)
+        st = size_of(addr, None, n_ref)
+        if not st:
+            nbytes = n.value
+            if nbytes:
+                ws = torch.empty(nbytes, dtype=torch.uint8, device=dev)
+                st = fwd(addr, None, ws.data_ptr(), nbytes, stream)
+            else:
+                st = fwd(addr, None, None, 0, stream)
         if st:
             L.raise_status(st)
     return raw
 
 
 def _forward_variant(q, k, v, dq, dk, dv, causal, variant):
-    """fp8attn with a named kernel variant (the C API's fp8attn_forward_variant)."""
+    """fp8attn with a named kernel variant: fp8attn_forward_ws with that variant and, as
+    fp8attn.attention does for the default one, a workspace of fp8attn_forward_workspace_size
+    bytes from the caching allocator when that is > 0."""
+    import ctypes
+
     import fp8attn._lib as L
     import torch
     B, S, H, D = q.shape
     o = torch.empty(B, S, H, D, dtype=torch.bfloat16, device=q.device)
     p = L.Params()
     lib = L.lib()
-    lib.fp8attn_params_init(C_byref(p))
+    lib.fp8attn_params_init(ctypes.byref(p))
     p.batch, p.h_q, p.h_kv, p.seqlen_q, p.seqlen_k, p.head_dim = B, H, k.shape[2], S, k.shape[1], D
     p.out_type, p.causal = 1, int(causal)
     p.q, p.k, p.v, p.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr()
@@ -395,14 +414,13 @@ def _forward_variant(q, k, v, dq, dk, dv, causal, variant):
     for name, d in (("q_descale", dq), ("k_descale", dk), ("v_descale", dv)):
         ds = getattr(p, name)
         ds.ptr, ds.batch_stride, ds.head_stride = d.data_ptr(), d.stride(0), d.stride(1)
-    L.check(lib.fp8attn_forward_variant(C_byref(p), variant.encode(),
-                                        torch.cuda.current_stream().cuda_stream), variant)
+    name = variant.encode()
+    n = ctypes.c_size_t(0)
+    L.check(lib.fp8attn_forward_workspace_size(ctypes.byref(p), name, ctypes.byref(n)), variant)
+    ws = torch.empty(n.value, dtype=torch.uint8, device=q.device) if n.value else None
+    L.check(lib.fp8attn_forward_ws(ctypes.byref(p), name, None if ws is None else ws.data_ptr(),
+                                   n.value, torch.cuda.current_stream().cuda_stream), variant)
     return o
-
-
-def C_byref(x):
-    import ctypes
-    return ctypes.byref(x)
 
 
 def _pct(sorted_vals, q):
