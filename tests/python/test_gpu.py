@@ -1,9 +1,11 @@
 """The package on CUDA tensors: attention against a torch fp64 reference on the same FP8 inputs
 for every head dim, causal and not, GQA, BSHD and BHSD, non-contiguous views (kernel gates of
 docs/GATES.md); torch.compile(fullgraph=True); CUDA-graph capture and replay equal to eager; a
-non-default stream; quantize on the GPU bit-identical to the CPU; FA3's flash_attn_func beside
-ours when it is importable. SKIP without torch or a GPU (tests/python.cmake, python_gpu; run on
-a GPU machine by tests/python/device_run.sh)."""
+non-default stream; the workspace the package passes on Hopper (output bit-identical without
+it, in a CUDA graph, wrong ones refused with the library's message); quantize on the GPU
+bit-identical to the CPU; FA3's flash_attn_func beside ours when it is importable. SKIP without
+torch or a GPU (tests/python.cmake, python_gpu; run on a GPU machine by
+tests/python/device_run.sh)."""
 import math
 import os
 import zlib
@@ -251,6 +253,155 @@ def test_other_current_device_index_is_used():
         o = fp8attn.attention(q, k, v, q_descale=dq, k_descale=dk, v_descale=dv)
     assert o.device == q.device
     assert torch.equal(o, fp8attn.attention(q, k, v, q_descale=dq, k_descale=dk, v_descale=dv))
+
+
+# ---- the workspace (fp8attn_forward_ws): the package passes one, the output does not change ----
+
+# (B, h_q, h_kv, S, D, causal): long enough that the Hopper kernels (wgmma) take a workspace for
+# V^T (query tiles x h_q / h_kv >= 32) and are the default (not a small one-wave problem)
+WS_CASES = [(1, 4, 4, 4096, 128, False), (2, 8, 2, 1024, 128, True), (1, 8, 2, 2048, 64, False),
+            (1, 2, 1, 4096, 256, True)]
+
+
+def _hopper():
+    return torch.cuda.get_device_capability(DEV) == (9, 0)
+
+
+def _c_params(q, k, v, dq, dk, dv, o, causal):
+    """The fp8attn_params_t of fp8attn.attention(q, k, v, ...) for BSHD q, k, v, descales of
+    shape (batch, heads) and BF16 o, built field by field for the C API."""
+    import ctypes
+    import fp8attn._lib as L
+    p = L.Params()
+    L.lib().fp8attn_params_init(ctypes.byref(p))
+    B, Sq, Hq, D = q.shape
+    p.batch, p.h_q, p.h_kv, p.seqlen_q, p.seqlen_k, p.head_dim = B, Hq, k.shape[2], Sq, \
+        k.shape[1], D
+    p.out_type, p.causal = 1, int(causal)  # FP8ATTN_OUT_BF16
+    p.q, p.k, p.v, p.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr()
+    for name, t in (("q_stride", q), ("k_stride", k), ("v_stride", v), ("o_stride", o)):
+        st = getattr(p, name)
+        st.batch, st.head, st.token = t.stride(0), t.stride(2), t.stride(1)
+    for name, d in (("q_descale", dq), ("k_descale", dk), ("v_descale", dv)):
+        ds = getattr(p, name)
+        ds.ptr, ds.batch_stride, ds.head_stride = d.data_ptr(), d.stride(0), d.stride(1)
+    return p
+
+
+def _ws_size(p):
+    import ctypes
+    import fp8attn._lib as L
+    n = ctypes.c_size_t(12345)
+    L.check(L.lib().fp8attn_forward_workspace_size(ctypes.byref(p), None, ctypes.byref(n)),
+            "fp8attn_forward_workspace_size")
+    return n.value
+
+
+def _forward_ws(p, ptr, nbytes):
+    """fp8attn_forward_ws(p, NULL, ptr, nbytes, current stream); raises the package's exception."""
+    import ctypes
+    import fp8attn._lib as L
+    L.check(L.lib().fp8attn_forward_ws(ctypes.byref(p), None, ptr, nbytes,
+                                       torch.cuda.current_stream(DEV).cuda_stream),
+            "fp8attn_forward_ws")
+
+
+def _ws_problem(B, Hq, Hkv, S, D, seed):
+    q, dq, _ = make("bshd", B, Hq, S, D, seed, "head", "contiguous")
+    k, dk, _ = make("bshd", B, Hkv, S, D, seed + 1, "head", "contiguous")
+    v, dv, _ = make("bshd", B, Hkv, S, D, seed + 2, "head", "contiguous")
+    return q, k, v, dq, dk, dv
+
+
+@cuda_only
+@pytest.mark.parametrize("B,Hq,Hkv,S,D,causal", WS_CASES)
+def test_workspace_output_bit_identical(B, Hq, Hkv, S, D, causal):
+    """fp8attn.attention (which passes a workspace when the size query says > 0: on Hopper here)
+    equals, bit for bit, the C API's fp8attn_forward_ws with no workspace (NULL, 0) and with a
+    poisoned one of exactly the size asked for."""
+    q, k, v, dq, dk, dv = _ws_problem(B, Hq, Hkv, S, D, 90 + D + Hkv)
+    fp8attn.attention(q, k, v, causal=causal, q_descale=dq, k_descale=dk, v_descale=dv)  # warm
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_stats(DEV).get("allocation.all.allocated", 0)
+    o = fp8attn.attention(q, k, v, causal=causal, q_descale=dq, k_descale=dk, v_descale=dv)
+    allocs = torch.cuda.memory_stats(DEV).get("allocation.all.allocated", 0) - before
+    ref = torch.full_like(o, float("nan"))
+    p = _c_params(q, k, v, dq, dk, dv, ref, causal)
+    size = _ws_size(p)
+    if _hopper():
+        assert size > 0, "no workspace asked for on Hopper: this case tests nothing"
+    assert allocs == 1 + (size > 0), "allocations in the call: %d (the output%s)" % (
+        allocs, " and a workspace of %d bytes" % size if size else "")
+    _forward_ws(p, None, 0)
+    torch.cuda.synchronize()
+    assert torch.equal(o, ref), "with the package's workspace (%d bytes) != without" % size
+    if size:
+        ws = torch.full((size,), 0xFF, dtype=torch.uint8, device=DEV)  # NaN codes, 0xFF bytes
+        ref2 = torch.full_like(o, float("nan"))
+        _forward_ws(_c_params(q, k, v, dq, dk, dv, ref2, causal), ws.data_ptr(), size)
+        torch.cuda.synchronize()
+        assert torch.equal(o, ref2), "a poisoned workspace changed the output"
+
+
+@cuda_only
+def test_workspace_in_cuda_graph():
+    """Captured in a CUDA graph, the call takes its workspace from the graph's pool; replays
+    with new inputs equal eager calls."""
+    B, Hq, Hkv, S, D, causal = WS_CASES[1]
+    static = list(_ws_problem(B, Hq, Hkv, S, D, 200))
+
+    def step(q, k, v, dq, dk, dv):
+        return fp8attn.attention(q, k, v, causal=causal, q_descale=dq, k_descale=dk,
+                                 v_descale=dv)
+
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(2):
+            step(*static)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = step(*static)
+    for seed in (210, 220):
+        new = _ws_problem(B, Hq, Hkv, S, D, seed)
+        for dst, src in zip(static, new):
+            dst.copy_(src)
+        g.replay()
+        want = step(*new)
+        torch.cuda.synchronize()
+        assert torch.equal(out, want)
+
+
+@cuda_only
+def test_workspace_errors_name_it():
+    """A wrong workspace through the C API raises the package's exception with the library's
+    message, and writes nothing."""
+    B, Hq, Hkv, S, D, causal = WS_CASES[0]
+    q, k, v, dq, dk, dv = _ws_problem(B, Hq, Hkv, S, D, 300)
+    o = torch.full((B, S, Hq, D), 7.0, dtype=torch.bfloat16, device=DEV)
+    p = _c_params(q, k, v, dq, dk, dv, o, causal)
+    size = _ws_size(p)
+    ws = torch.empty(max(size, 1) + 1024, dtype=torch.uint8, device=DEV)
+    assert ws.data_ptr() % 256 == 0
+    with pytest.raises(fp8attn.InvalidStrideError, match=r"workspace = \S+: must be 256-byte "
+                       "aligned"):
+        _forward_ws(p, ws.data_ptr() + 16, max(size, 1))
+    with pytest.raises(fp8attn.NullPointerError, match="workspace = NULL with workspace_size = "
+                       "%d" % max(size, 1)):
+        _forward_ws(p, None, max(size, 1))
+    if size:
+        with pytest.raises(fp8attn.InvalidArgumentError, match="workspace_size = %d: variant "
+                           "wgmma needs %d bytes" % (size - 1, size)):
+            _forward_ws(p, ws.data_ptr(), size - 1)
+        with pytest.raises(fp8attn.OverlapError, match=r"workspace \[.*overlaps params->o"):
+            _forward_ws(p, o.data_ptr(), size)
+    torch.cuda.synchronize()
+    assert (o == 7.0).all()
+    if not size:
+        pytest.skip("fp8attn_forward_workspace_size is 0 on %s (not Hopper): the too-small and "
+                    "overlap cases need a kernel that takes a workspace"
+                    % torch.cuda.get_device_name(DEV))
 
 
 # ---- quantize: the GPU against the CPU, bit for bit ----

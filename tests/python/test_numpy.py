@@ -389,5 +389,26 @@ def test_exported_functions_load():
     import fp8attn._lib as L
     lib = L.lib()
     for name in ("fp8attn_quantize_gpu", "fp8attn_quantize_cpu", "fp8attn_forward",
-                 "fp8attn_quantize_workspace_size", "fp8attn_forward_cpu"):
+                 "fp8attn_quantize_workspace_size", "fp8attn_forward_cpu",
+                 "fp8attn_forward_workspace_size", "fp8attn_forward_ws"):
         assert isinstance(getattr(lib, name), ctypes._CFuncPtr)
+
+
+def test_forward_workspace_functions_declared():
+    """fp8attn_forward_workspace_size and fp8attn_forward_ws (what the torch path calls on the
+    GPU) with include/fp8attn.h's signatures; the size query's argument check runs without a
+    GPU."""
+    import fp8attn._lib as L
+    lib = L.lib()
+    f = lib.fp8attn_forward_workspace_size
+    assert f.argtypes == [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t)]
+    assert f.restype is ctypes.c_int
+    f = lib.fp8attn_forward_ws
+    assert f.argtypes == [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t,
+                          ctypes.c_void_p]
+    assert f.restype is ctypes.c_int
+    assert L.WORKSPACE_ALIGN == 256
+    p = L.Params()
+    lib.fp8attn_params_init(ctypes.byref(p))
+    with pytest.raises(fp8attn.NullPointerError, match="bytes = NULL"):
+        L.check(lib.fp8attn_forward_workspace_size(ctypes.byref(p), None, None), "size")
