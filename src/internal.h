@@ -31,12 +31,12 @@ uint8_t fp8attn_encode(fp8attn_format_t format, float x);
 uint16_t fp8attn_double_to_fp16(double x);
 uint16_t fp8attn_double_to_bf16(double x);
 
-/* Every descale that (b, h) in [0, batch) x [0, heads) reads must be finite and > 0. `name`
- * names the descale in messages, e.g. "params->q_descale" gives "params->q_descale.ptr[7]".
- * The caller has checked ptr != NULL, strides >= 0 and that the largest index fits in int64. */
 /* FP8ATTN_OK if [workspace, workspace + bytes) touches none of the tensors of p (validated). */
 fp8attn_status_t fp8attn_check_workspace(const fp8attn_params_t *p, const void *workspace,
                                          size_t bytes);
+/* Every descale that (b, h) in [0, batch) x [0, heads) reads must be finite and > 0. `name`
+ * names the descale in messages, e.g. "params->q_descale" gives "params->q_descale.ptr[7]".
+ * The caller has checked ptr != NULL, strides >= 0 and that the largest index fits in int64. */
 fp8attn_status_t fp8attn_check_descale_values(const char *name, const fp8attn_descale_t *d,
                                               int64_t batch, int64_t heads);
 

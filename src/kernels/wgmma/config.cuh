@@ -19,9 +19,13 @@
  *   PREGS      registers per producer thread after setmaxnreg; the consumers get the rest of
  *              the launch allocation (below), in steps of 8
  *   LOADER     1: producer warp 0 only issues the TMA loads, warps 1-3 transpose V; 0: all four
- *              warps transpose and thread 0 issues the loads between tiles */
-template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1>
+ *              warps transpose and thread 0 issues the loads between tiles
+ *   VT_GLOBAL  the configuration of a "_vt" kernel: V^T comes from the workspace by TMA (no V
+ *              ring in shared memory, no transposer; LOADER is ignored) */
+template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
+          bool VT_GLOBAL_ = false>
 struct wg_config {
+    static constexpr bool VT_GLOBAL = VT_GLOBAL_;
     static constexpr int D = D_;
     static constexpr int BN = BN_;
     static constexpr int STAGES = STAGES_;
@@ -53,8 +57,8 @@ struct wg_config {
     /* shared memory, every tile 1024-byte aligned (the 128-byte swizzle's period) */
     static constexpr int OFF_Q = 0;
     static constexpr int OFF_K = OFF_Q + Q_BYTES;
-    static constexpr int OFF_V = OFF_K + STAGES * KV_BYTES;
-    static constexpr int OFF_VT = OFF_V + STAGES * KV_BYTES;
+    static constexpr int OFF_V = OFF_K + STAGES * KV_BYTES;                   /* unused if VT_GLOBAL */
+    static constexpr int OFF_VT = OFF_V + (VT_GLOBAL ? 0 : STAGES * KV_BYTES);
     static constexpr int OFF_BAR = OFF_VT + STAGES * KV_BYTES;
     /* barriers: q_full, then per stage k_full, k_empty, v_full, v_empty, vt_full, vt_empty */
     static constexpr int N_BARS = 1 + 6 * STAGES;

@@ -24,6 +24,9 @@
 #ifndef WGMMA_PINGPONG
 #define WGMMA_PINGPONG 0
 #endif
+#ifndef WGMMA_VT_PINGPONG
+#define WGMMA_VT_PINGPONG WGMMA_PINGPONG /* the same for the _vt kernels */
+#endif
 #ifndef WGMMA_SKIP_RESCALE
 #define WGMMA_SKIP_RESCALE 1
 #endif
@@ -31,6 +34,7 @@
 template <class C, bool OVERLAP, bool PINGPONG, bool PRE_VT>
 __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
 {
+    static_assert(PRE_VT == C::VT_GLOBAL, "a _vt kernel takes a VT_GLOBAL configuration");
     extern __shared__ __align__(1024) uint8_t smem[];
     const uint32_t base = (smem_addr(smem) + 1023u) & ~1023u;
     const wg_smem<C> sm = {base + C::OFF_Q, base + C::OFF_K, base + C::OFF_V, base + C::OFF_VT,
@@ -83,20 +87,23 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     return FP8ATTN_OK;
 }
 
-/* Defines, for configuration CFG, kernel fp8attn_wgmma_<NAME> (V transposed in shared memory)
- * and fp8attn_wgmma_<NAME>_vt (V^T from the workspace), their bodies only in the sm_90a image;
- * their table entries fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher
- * fp8attn_wgmma_launch_<NAME>(p, vt, stream), which runs the second when vt != NULL. */
-#define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, OVERLAP, PINGPONG)                                      \
+/* Defines kernel fp8attn_wgmma_<NAME> (configuration CFG: V transposed in shared memory) and
+ * fp8attn_wgmma_<NAME>_vt (CFG_VT, a VT_GLOBAL configuration with the same BM: V^T from the
+ * workspace), their bodies only in the sm_90a image; their table entries
+ * fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher fp8attn_wgmma_launch_<NAME>(p, vt, stream),
+ * which runs the second when vt != NULL. */
+#define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, PINGPONG, PINGPONG_VT)                 \
+    static_assert(CFG::BM == CFG_VT::BM && CFG_VT::VT_GLOBAL && !CFG::VT_GLOBAL,                 \
+                  "the two kernels of an instance share BM");                                     \
     extern "C" __global__ void __launch_bounds__(CFG::THREADS, 1)                                 \
         fp8attn_wgmma_##NAME(const __grid_constant__ wgmma_params p)                              \
     {                                                                                             \
         WGMMA_KERNEL_BODY((wgmma_fwd<CFG, OVERLAP, PINGPONG, false>(p)))                          \
     }                                                                                             \
-    extern "C" __global__ void __launch_bounds__(CFG::THREADS, 1)                                 \
+    extern "C" __global__ void __launch_bounds__(CFG_VT::THREADS, 1)                              \
         fp8attn_wgmma_##NAME##_vt(const __grid_constant__ wgmma_params p)                         \
     {                                                                                             \
-        WGMMA_KERNEL_BODY((wgmma_fwd<CFG, OVERLAP, PINGPONG, true>(p)))                           \
+        WGMMA_KERNEL_BODY((wgmma_fwd<CFG_VT, OVERLAP, PINGPONG_VT, true>(p)))                     \
     }                                                                                             \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME(void)                     \
     {                                                                                             \
@@ -107,8 +114,8 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     }                                                                                             \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vt(void)                \
     {                                                                                             \
-        static const fp8attn_kernel_entry_t e = {"wgmma", "fp8attn_wgmma_" #NAME "_vt", CFG::D,   \
-                                                 CFG::THREADS, CFG::SMEM_BYTES,                   \
+        static const fp8attn_kernel_entry_t e = {"wgmma", "fp8attn_wgmma_" #NAME "_vt", CFG_VT::D, \
+                                                 CFG_VT::THREADS, CFG_VT::SMEM_BYTES,             \
                                                  (const void *)fp8attn_wgmma_##NAME##_vt};        \
         return &e;                                                                                \
     }                                                                                             \
@@ -116,8 +123,8 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p, void *vt,  \
                                                              fp8attn_stream_t s)                  \
     {                                                                                             \
-        return wgmma_launch<CFG>(vt ? fp8attn_wgmma_entry_##NAME##_vt() : fp8attn_wgmma_entry_##NAME(), \
-                                 p, vt, s);                                                       \
+        return vt ? wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, s)             \
+                  : wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, NULL, s);                  \
     }
 
 /* The kernel body is compiled only where wgmma and setmaxnreg exist (the sm_90a pass). */

@@ -21,7 +21,21 @@
 typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS, WGMMA_HD128_PREGS,
                   WGMMA_HD128_LOADER>
     wg_cfg_hd128;
+/* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
+#ifndef WGMMA_HD128_VT_BN
+#define WGMMA_HD128_VT_BN WGMMA_HD128_BN
+#endif
+#ifndef WGMMA_HD128_VT_STAGES
+#define WGMMA_HD128_VT_STAGES WGMMA_HD128_STAGES
+#endif
+#ifndef WGMMA_HD128_VT_PREGS
+#define WGMMA_HD128_VT_PREGS WGMMA_HD128_PREGS
+#endif
+typedef wg_config<128, WGMMA_HD128_VT_BN, WGMMA_HD128_VT_STAGES, WGMMA_HD128_CONSUMERS,
+                  WGMMA_HD128_VT_PREGS, 1, true>
+    wg_cfg_hd128_vt;
 #ifndef WGMMA_HD128_OVERLAP
 #define WGMMA_HD128_OVERLAP 1 /* next tile's S = Q.K^T issued with this tile's P.V */
 #endif
-FP8ATTN_WGMMA_INSTANCE(hd128, wg_cfg_hd128, WGMMA_HD128_OVERLAP, WGMMA_PINGPONG)
+FP8ATTN_WGMMA_INSTANCE(hd128, wg_cfg_hd128, wg_cfg_hd128_vt, WGMMA_HD128_OVERLAP, WGMMA_PINGPONG,
+                       WGMMA_VT_PINGPONG)

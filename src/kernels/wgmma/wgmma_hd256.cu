@@ -23,7 +23,21 @@
 typedef wg_config<256, WGMMA_HD256_BN, WGMMA_HD256_STAGES, WGMMA_HD256_CONSUMERS, WGMMA_HD256_PREGS,
                   WGMMA_HD256_LOADER>
     wg_cfg_hd256;
+/* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
+#ifndef WGMMA_HD256_VT_BN
+#define WGMMA_HD256_VT_BN WGMMA_HD256_BN
+#endif
+#ifndef WGMMA_HD256_VT_STAGES
+#define WGMMA_HD256_VT_STAGES WGMMA_HD256_STAGES
+#endif
+#ifndef WGMMA_HD256_VT_PREGS
+#define WGMMA_HD256_VT_PREGS WGMMA_HD256_PREGS
+#endif
+typedef wg_config<256, WGMMA_HD256_VT_BN, WGMMA_HD256_VT_STAGES, WGMMA_HD256_CONSUMERS,
+                  WGMMA_HD256_VT_PREGS, 1, true>
+    wg_cfg_hd256_vt;
 #ifndef WGMMA_HD256_OVERLAP
 #define WGMMA_HD256_OVERLAP 0 /* S, P and O together need more than 232 registers: spills */
 #endif
-FP8ATTN_WGMMA_INSTANCE(hd256, wg_cfg_hd256, WGMMA_HD256_OVERLAP, WGMMA_PINGPONG)
+FP8ATTN_WGMMA_INSTANCE(hd256, wg_cfg_hd256, wg_cfg_hd256_vt, WGMMA_HD256_OVERLAP, WGMMA_PINGPONG,
+                       WGMMA_VT_PINGPONG)

@@ -21,7 +21,21 @@
 typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WGMMA_HD64_PREGS,
                   WGMMA_HD64_LOADER>
     wg_cfg_hd64;
+/* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
+#ifndef WGMMA_HD64_VT_BN
+#define WGMMA_HD64_VT_BN WGMMA_HD64_BN
+#endif
+#ifndef WGMMA_HD64_VT_STAGES
+#define WGMMA_HD64_VT_STAGES WGMMA_HD64_STAGES
+#endif
+#ifndef WGMMA_HD64_VT_PREGS
+#define WGMMA_HD64_VT_PREGS WGMMA_HD64_PREGS
+#endif
+typedef wg_config<64, WGMMA_HD64_VT_BN, WGMMA_HD64_VT_STAGES, WGMMA_HD64_CONSUMERS,
+                  WGMMA_HD64_VT_PREGS, 1, true>
+    wg_cfg_hd64_vt;
 #ifndef WGMMA_HD64_OVERLAP
 #define WGMMA_HD64_OVERLAP 1 /* next tile's S = Q.K^T issued with this tile's P.V */
 #endif
-FP8ATTN_WGMMA_INSTANCE(hd64, wg_cfg_hd64, WGMMA_HD64_OVERLAP, WGMMA_PINGPONG)
+FP8ATTN_WGMMA_INSTANCE(hd64, wg_cfg_hd64, wg_cfg_hd64_vt, WGMMA_HD64_OVERLAP, WGMMA_PINGPONG,
+                       WGMMA_VT_PINGPONG)
