@@ -182,7 +182,9 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
  * Both functions allocate nothing and do not synchronise. */
 #define FP8ATTN_WORKSPACE_ALIGN 256
 /* *bytes = the scratch fp8attn_forward_ws(p, variant, ...) can use on the current device
- * (0: none); for wgmma batch * h_kv * head_dim * seqlen_k rounded up to 32, i.e. V's size. */
+ * (0: none). For wgmma: batch * h_kv * head_dim * (seqlen_k rounded up to 32), V's size, when
+ * ceil(seqlen_q / rows per block) * (h_q / h_kv) >= 32 (a V tile would be transposed that many
+ * times in shared memory); 0 otherwise. */
 fp8attn_status_t fp8attn_forward_workspace_size(const fp8attn_params_t *p, const char *variant,
                                                 size_t *bytes);
 /* fp8attn_forward_variant with a workspace of workspace_size bytes: at least the size above
@@ -199,6 +201,11 @@ fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *
  * (variant NULL: fp8attn_forward's choice), e.g. "fp8attn_mma_hd128_m128"; NULL if it would fail,
  * with fp8attn_last_error saying why. Launches nothing. */
 const char *fp8attn_forward_kernel(const fp8attn_params_t *p, const char *variant);
+/* The same for fp8attn_forward_ws: with_workspace != 0 names the kernel that runs when it is
+ * given a workspace of fp8attn_forward_workspace_size bytes (e.g. "fp8attn_wgmma_hd128_vt",
+ * which fp8attn_wgmma_vt_prepass precedes); 0 is fp8attn_forward_kernel. */
+const char *fp8attn_forward_ws_kernel(const fp8attn_params_t *p, const char *variant,
+                                      int with_workspace);
 
 /* ---- compiled kernels (for resource reports) ----
  * Every __global__ kernel the library launches has a plain (unmangled) symbol name, so it can be

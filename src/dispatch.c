@@ -222,15 +222,22 @@ fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *
     return fp8attn_forward_ws(p, variant, NULL, 0, stream);
 }
 
-const char *fp8attn_forward_kernel(const fp8attn_params_t *p, const char *variant)
+const char *fp8attn_forward_ws_kernel(const fp8attn_params_t *p, const char *variant,
+                                      int with_workspace)
 {
     fp8attn_device_info_t info;
     const fp8attn_variant_t *v = NULL;
     const fp8attn_kernel_entry_t *k;
     fp8attn_status_t st = resolve_variant(p, variant, &info, &v);
     if (st != FP8ATTN_OK) return NULL;
-    k = v->kernel_for(p, &info, &st);
+    k = with_workspace && v->kernel_for_ws ? v->kernel_for_ws(p, &info, &st)
+                                           : v->kernel_for(p, &info, &st);
     return k ? k->symbol : NULL;
+}
+
+const char *fp8attn_forward_kernel(const fp8attn_params_t *p, const char *variant)
+{
+    return fp8attn_forward_ws_kernel(p, variant, 0);
 }
 
 fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t stream)

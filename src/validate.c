@@ -385,6 +385,10 @@ fp8attn_status_t fp8attn_check_workspace(const fp8attn_params_t *p, const void *
     describe_operands(p, op);
     if ((st = compute_ranges(p, op, ranges, &n_ranges)) != FP8ATTN_OK) return st;
     ws.begin = (uintptr_t)workspace;
+    if (bytes > UINTPTR_MAX - ws.begin)
+        return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT,
+                            "workspace = %p with %zu bytes: the range wraps the address space",
+                            workspace, bytes);
     ws.end = ws.begin + bytes;
     for (i = 0; i < n_ranges; i++)
         if (ws.begin < ranges[i].end && ranges[i].begin < ws.end)

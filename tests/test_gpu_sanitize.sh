@@ -15,7 +15,9 @@ shapes=(--shape 1,4,2,33,77,64 --shape 1,2,1,77,33,128 --shape 1,2,2,130,129,256
 # mma-m128 (no head_dim 256 kernel): a 128-row tile over 2 query tiles and a tail
 shapes_m128=(--shape 1,4,2,33,77,64 --shape 1,2,1,200,333,128 --shape 2,2,2,1,17,64)
 # wgmma (when built): key counts spanning several tiles so every pipeline stage is reused
-shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,130,400,256 --shape 2,2,2,1,17,64)
+shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,130,400,256 --shape 2,2,2,1,17,64
+              --shape 1,8,1,512,700,128 --shape 1,16,1,400,333,64 --shape 1,8,1,512,300,256)
+# (the last three reach 32 repeats: with the tool's workspace they run the V^T pass and _vt kernels)
 variants="reference-gpu mma-m64 mma-m128"
 "$bin" info | grep -qE '^  wgmma ' && variants="$variants wgmma"
 [ $# -gt 1 ] && variants="${*:2}" # by hand: only the variants named

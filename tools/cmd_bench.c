@@ -320,7 +320,8 @@ static int bench_gpu_case(bench_t *bn, problem_t *pr, char *err)
     if (nv && rc == EXIT_PASS && time_variants(bn, &g, names, nv, times, err))
         rc = EXIT_RUN_FAILED;
     for (v = 0; v < nv && rc == EXIT_PASS; v++)
-        if (add_row(bn, pr, names[v], fp8attn_forward_kernel(&g.p, names[v]), times[v]))
+        if (add_row(bn, pr, names[v], fp8attn_forward_ws_kernel(&g.p, names[v], g.ws != NULL),
+                    times[v]))
             rc = EXIT_BAD_ARGS;
     if (nv == 2 && rc == EXIT_PASS && add_pair(bn, pr, names, times[0], times[1]))
         rc = EXIT_BAD_ARGS;

@@ -274,7 +274,7 @@ static int pick_variant(const run_opts_t *o, const gpu_problem_t *g, line_t *l, 
         return -1;
     }
     snprintf(l->variant, sizeof l->variant, "%s", name);
-    name = fp8attn_forward_kernel(&g->p, l->variant);
+    name = fp8attn_forward_ws_kernel(&g->p, l->variant, g->ws != NULL);
     snprintf(l->kernel, sizeof l->kernel, "%s", name ? name : "");
     return 0;
 }

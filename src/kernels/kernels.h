@@ -40,6 +40,10 @@ typedef struct fp8attn_variant {
                                                      fp8attn_status_t *st);
     /* Optional (NULL: none): bytes of device scratch launch() uses for p if given them. */
     size_t (*workspace_size)(const fp8attn_params_t *p, const fp8attn_device_info_t *dev);
+    /* Optional (NULL: kernel_for): the kernel launch() runs for p when given that workspace. */
+    const struct fp8attn_kernel_entry *(*kernel_for_ws)(const fp8attn_params_t *p,
+                                                        const fp8attn_device_info_t *dev,
+                                                        fp8attn_status_t *st);
 } fp8attn_variant_t;
 
 extern const fp8attn_variant_t fp8attn_variant_reference_gpu;

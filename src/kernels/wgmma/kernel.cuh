@@ -88,13 +88,15 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
 }
 
 /* Defines kernel fp8attn_wgmma_<NAME> (configuration CFG: V transposed in shared memory) and
- * fp8attn_wgmma_<NAME>_vt (CFG_VT, a VT_GLOBAL configuration with the same BM: V^T from the
- * workspace), their bodies only in the sm_90a image; their table entries
+ * fp8attn_wgmma_<NAME>_vt (CFG_VT, a VT_GLOBAL configuration with the same tile: V^T from the
+ * workspace; the ring depth and register split may differ), their bodies only in the sm_90a image; their table entries
  * fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher fp8attn_wgmma_launch_<NAME>(p, vt, stream),
  * which runs the second when vt != NULL. */
 #define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, PINGPONG, PINGPONG_VT)                 \
-    static_assert(CFG::BM == CFG_VT::BM && CFG_VT::VT_GLOBAL && !CFG::VT_GLOBAL,                 \
-                  "the two kernels of an instance share BM");                                     \
+    static_assert(CFG::BM == CFG_VT::BM && CFG::BN == CFG_VT::BN &&                               \
+                      CFG::CONSUMERS == CFG_VT::CONSUMERS && CFG_VT::VT_GLOBAL && !CFG::VT_GLOBAL, \
+                  "the two kernels of an instance share their tile (the outputs with and "        \
+                  "without a workspace are bit-identical)");                                      \
     extern "C" __global__ void __launch_bounds__(CFG::THREADS, 1)                                 \
         fp8attn_wgmma_##NAME(const __grid_constant__ wgmma_params p)                              \
     {                                                                                             \

@@ -1,7 +1,7 @@
 /* V -> V^T once per call, into the caller's workspace (fp8attn_forward_ws), for the wgmma
  * kernels' "_vt" instances: their producer then loads V^T tiles with TMA instead of transposing
- * every V tile in shared memory once per query tile (the transpose's shared-memory traffic cost
- * 15-40 % of the kernel's time, docs/PERF.md w8).
+ * every V tile in shared memory once per query tile (at 16k keys the transpose's shared-memory
+ * traffic cost about 12-15 % of the kernel's time, docs/PERF.md w8).
  *
  * Workspace layout: [batch][h_kv][D][SKP] bytes, SKP = seqlen_k rounded up to 32, keys past
  * seqlen_k zero. Inside each group of 32 keys the bytes are in the permuted order the consumers'

@@ -93,6 +93,7 @@ static const wgmma_instance_t *pick(const fp8attn_params_t *p, const fp8attn_dev
         return NULL;
     }
     const fp8attn_kernel_entry_t *k = in->entry();
+    if ((size_t)in->entry_vt()->dynamic_smem > (size_t)k->dynamic_smem) k = in->entry_vt();
     if ((size_t)k->dynamic_smem > dev->smem_optin) {
         *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
                            "wgmma: %s needs %lld bytes of shared memory per block, the device "
@@ -119,10 +120,12 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
 /* Whether V^T is written to the workspace first (vt_prepass.cu) or each block transposes its
  * V tiles in shared memory. The in-kernel transpose of a V tile is repeated by every block that
  * reads it: query tiles x query heads per kv head times. The pass costs a read and a write of V
- * once. Measured on the H100 (bench --no-workspace, docs/PERF.md w8), pass / in-kernel:
- * 128 repeats (16k keys) 0.87-0.90 for every head dim, 85 (hd64 16k) 0.93; 16 (2k, hd128 and
- * hd256) 0.99-1.08; 11 (hd64 2k) 0.99-1.04; 4 (512) 1.11-1.33. Rule: the pass when the
- * repeats reach 32 (and its grid's y = h_kv, z = batch fit in 65535). */
+ * once. Measured on the H100 (bench with and without --no-workspace, a build that always took
+ * the pass; docs/PERF.md w8), time with the pass / time without: 128 repeats (16k keys) 0.87-0.89
+ * at hd128 and hd256, 86 (hd64 16k) 0.93; 16 (2k, hd128 and hd256) 0.98-1.01, causal 1.04;
+ * 11 (hd64 2k) 0.99-1.07; 4 (512 keys) 1.11-1.23. Rule: the pass when the repeats reach 32
+ * (and its grid's y = h_kv, z = batch fit in 65535). Not measured: causal problems near the
+ * line, and small problems that reach 32 repeats through a large GQA ratio. */
 static bool use_vt_pass(const fp8attn_params_t *p)
 {
     const wgmma_instance_t *in = instance_for(p->head_dim);
@@ -154,6 +157,14 @@ static const fp8attn_kernel_entry_t *kernel_for(const fp8attn_params_t *p,
     return in ? in->entry() : NULL;
 }
 
+static const fp8attn_kernel_entry_t *kernel_for_ws(const fp8attn_params_t *p,
+                                                   const fp8attn_device_info_t *dev,
+                                                   fp8attn_status_t *st)
+{
+    const wgmma_instance_t *in = pick(p, dev, st);
+    return in ? (use_vt_pass(p) ? in->entry_vt() : in->entry()) : NULL;
+}
+
 /* The default's choice between wgmma and mma (priority 10) per problem. wgmma's blocks are 128 or
  * 192 query rows and start with a longer prologue (barriers, TMA descriptors, the first V
  * transpose), so on a problem that fills less than one wave and whose rows see few keys, mma's
@@ -179,4 +190,4 @@ extern "C" const fp8attn_variant_t fp8attn_variant_wgmma = {
     "loads and transposes V, or with a workspace loads V^T written once per call, two or three "
     "consumer warpgroups of 64 rows), wgmma E4M3 for S = Q.K^T and O += P.V with P in "
     "registers, intra-warpgroup overlap; the default except on small one-wave problems",
-    20, rank, supports, launch, kernel_for, workspace_size};
+    20, rank, supports, launch, kernel_for, workspace_size, kernel_for_ws};
