@@ -118,8 +118,8 @@ fp8attn_status_t fp8attn_wgmma_make_vt_map(const fp8attn_params_t *p, const void
     s.token = skp;                               /* one row of V^T: a dim's keys */
     s.head = skp * p->head_dim;
     s.batch = s.head * p->h_kv;
-    return make_map(encode, &out->tm_vt, "v, as V^T in the workspace", (const uint8_t *)vt, &s, (int)skp,
-                    p->head_dim, p->h_kv, p->batch, sw_n, p->head_dim);
+    return make_map(encode, &out->tm_vt, "v, as V^T in the workspace", (const uint8_t *)vt, &s,
+                    (int)skp, p->head_dim, p->h_kv, p->batch, sw_n, p->head_dim);
 }
 
 fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,
