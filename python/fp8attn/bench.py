@@ -345,25 +345,18 @@ class Bench:
         return out
 
 
-def _raw_forward(qkv, descales):
-    """A call of the C API through ctypes with its params packed once (the floor for any Python
-    binding): BSHD FP8 q, k, v of one shape (h_q = h_kv), descales (B, H), BF16 O. Per call it
-    makes the calls fp8attn.attention makes: fp8attn_forward_workspace_size, a workspace from the
-    caching allocator when that is > 0, fp8attn_forward_ws; so both run the same kernels (on
-    Hopper at long sequences, the V^T pass and the kernel that reads it) and time alike."""
+def bshd_params(q, k, v, o, descales, causal=False):
+    """The fp8attn_params_t of fp8attn.attention(q, k, v, ...) for BSHD FP8 q, k, v, descales
+    (dq, dk, dv) of shape (batch, heads) and a BF16 o, packed field by field for the C API (the
+    bench's raw and --variant paths, and the GPU tests' calls of the C API)."""
     import ctypes
 
-    import torch
-
     import fp8attn._lib as L
-    q, k, v = qkv
     B, S, H, D = q.shape
-    o = torch.empty(B, S, H, D, dtype=torch.bfloat16, device=q.device)
     p = L.Params()
-    lib = L.lib()
-    lib.fp8attn_params_init(ctypes.byref(p))
-    p.batch, p.h_q, p.h_kv, p.seqlen_q, p.seqlen_k, p.head_dim = B, H, H, S, S, D
-    p.out_type = 1
+    L.lib().fp8attn_params_init(ctypes.byref(p))
+    p.batch, p.h_q, p.h_kv, p.seqlen_q, p.seqlen_k, p.head_dim = B, H, k.shape[2], S, k.shape[1], D
+    p.out_type, p.causal = 1, int(causal)  # FP8ATTN_OUT_BF16
     p.q, p.k, p.v, p.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr()
     for name, t in (("q_stride", q), ("k_stride", k), ("v_stride", v), ("o_stride", o)):
         st = getattr(p, name)
@@ -371,22 +364,30 @@ def _raw_forward(qkv, descales):
     for name, d in zip(("q_descale", "k_descale", "v_descale"), descales):
         ds = getattr(p, name)
         ds.ptr, ds.batch_stride, ds.head_stride = d.data_ptr(), d.stride(0), d.stride(1)
+    return p
+
+
+def _raw_forward(qkv, descales):
+    """A call of the C API through ctypes with its params packed once (the floor for any Python
+    binding): BSHD FP8 q, k, v of one shape (h_q = h_kv), descales (B, H), BF16 O. Per call it
+    runs the package's own C call (_torch_ops._forward_cuda: fp8attn_forward_workspace_size, a
+    workspace from the caching allocator when that is > 0, fp8attn_forward_ws), so both run the
+    same kernels (on Hopper at long sequences, the V^T pass and the kernel that reads it) and time
+    alike."""
+    import ctypes
+
+    import torch
+
+    import fp8attn._lib as L
+    from fp8attn import _torch_ops
+    q = qkv[0]
+    o = torch.empty(q.shape, dtype=torch.bfloat16, device=q.device)
+    p = bshd_params(*qkv, o, descales)
     addr = ctypes.addressof(p)
-    size_of, fwd = lib.fp8attn_forward_workspace_size, lib.fp8attn_forward_ws
-    n = ctypes.c_size_t(0)
-    n_ref = ctypes.byref(n)
     dev, idx = q.device, q.device.index or 0
 
-    def raw(keep=(p, o, qkv, descales, n)):  # keeps the params and tensors alive with the closure
-        stream = torch._C._cuda_getCurrentRawStream(idx)
-        st = size_of(addr, None, n_ref)
-        if not st:
-            nbytes = n.value
-            if nbytes:
-                ws = torch.empty(nbytes, dtype=torch.uint8, device=dev)
-                st = fwd(addr, None, ws.data_ptr(), nbytes, stream)
-            else:
-                st = fwd(addr, None, None, 0, stream)
+    def raw(keep=(p, o, qkv, descales)):  # keeps the params and tensors alive with the closure
+        st = _torch_ops._forward_cuda(addr, dev, torch._C._cuda_getCurrentRawStream(idx))
         if st:
             L.raise_status(st)
     return raw
@@ -400,21 +401,9 @@ def _forward_variant(q, k, v, dq, dk, dv, causal, variant):
 
     import fp8attn._lib as L
     import torch
-    B, S, H, D = q.shape
-    o = torch.empty(B, S, H, D, dtype=torch.bfloat16, device=q.device)
-    p = L.Params()
-    lib = L.lib()
-    lib.fp8attn_params_init(ctypes.byref(p))
-    p.batch, p.h_q, p.h_kv, p.seqlen_q, p.seqlen_k, p.head_dim = B, H, k.shape[2], S, k.shape[1], D
-    p.out_type, p.causal = 1, int(causal)
-    p.q, p.k, p.v, p.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr()
-    for name, t in (("q_stride", q), ("k_stride", k), ("v_stride", v), ("o_stride", o)):
-        st = getattr(p, name)
-        st.batch, st.head, st.token = t.stride(0), t.stride(2), t.stride(1)
-    for name, d in (("q_descale", dq), ("k_descale", dk), ("v_descale", dv)):
-        ds = getattr(p, name)
-        ds.ptr, ds.batch_stride, ds.head_stride = d.data_ptr(), d.stride(0), d.stride(1)
-    name = variant.encode()
+    o = torch.empty(q.shape, dtype=torch.bfloat16, device=q.device)
+    p = bshd_params(q, k, v, o, (dq, dk, dv), causal)
+    lib, name = L.lib(), variant.encode()
     n = ctypes.c_size_t(0)
     L.check(lib.fp8attn_forward_workspace_size(ctypes.byref(p), name, ctypes.byref(n)), variant)
     ws = torch.empty(n.value, dtype=torch.uint8, device=q.device) if n.value else None

@@ -270,22 +270,8 @@ def _hopper():
 def _c_params(q, k, v, dq, dk, dv, o, causal):
     """The fp8attn_params_t of fp8attn.attention(q, k, v, ...) for BSHD q, k, v, descales of
     shape (batch, heads) and BF16 o, built field by field for the C API."""
-    import ctypes
-    import fp8attn._lib as L
-    p = L.Params()
-    L.lib().fp8attn_params_init(ctypes.byref(p))
-    B, Sq, Hq, D = q.shape
-    p.batch, p.h_q, p.h_kv, p.seqlen_q, p.seqlen_k, p.head_dim = B, Hq, k.shape[2], Sq, \
-        k.shape[1], D
-    p.out_type, p.causal = 1, int(causal)  # FP8ATTN_OUT_BF16
-    p.q, p.k, p.v, p.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr()
-    for name, t in (("q_stride", q), ("k_stride", k), ("v_stride", v), ("o_stride", o)):
-        st = getattr(p, name)
-        st.batch, st.head, st.token = t.stride(0), t.stride(2), t.stride(1)
-    for name, d in (("q_descale", dq), ("k_descale", dk), ("v_descale", dv)):
-        ds = getattr(p, name)
-        ds.ptr, ds.batch_stride, ds.head_stride = d.data_ptr(), d.stride(0), d.stride(1)
-    return p
+    from fp8attn.bench import bshd_params
+    return bshd_params(q, k, v, o, (dq, dk, dv), causal)
 
 
 def _ws_size(p):
