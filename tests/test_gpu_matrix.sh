@@ -68,5 +68,22 @@ if [ "$variant" = mma ]; then
     fi
     run=$((run + 1))
 fi
+# wgmma's blocks are persistent (one per SM, each walking several query tiles; causal problems
+# pair a long and a short tile). The problems above are all one wave; these have 192 to 384 query
+# tiles, so each block walks several and its ring, Q barriers and phases run across tiles: causal
+# with an odd tile count (a pair with a lone middle tile), seqlen_q > seqlen_k (tiles whose rows
+# see no key, skipped within a block's walk), GQA 16 (the V^T workspace path) and 1 (not).
+if [ "$variant" = wgmma ]; then
+    many=(--shape 4,16,1,1000,1000,64 --shape 2,16,16,1000,1000,64 --shape 3,16,4,777,1000,128
+          --shape 2,16,16,1500,300,128 --shape 2,16,2,1500,300,256)
+    for causal in "" --causal; do
+        echo "== run $run: several tiles per block ${causal:-non-causal}"
+        "$bin" check --backend gpu --variant wgmma --no-e2e --seeds $((run + 1)) --layout bshd \
+            --lse $causal "${many[@]}" "$@"
+        rc=$?
+        if [ $rc -ne 0 ]; then echo "== run $run FAILED (exit $rc)"; fail=1; fi
+        run=$((run + 1))
+    done
+fi
 [ $fail = 0 ] && echo "PASS: $variant, $run runs x ${#shapes[@]} shape arguments" || echo "FAIL: $variant"
 exit $fail

@@ -16,8 +16,12 @@ shapes=(--shape 1,4,2,33,77,64 --shape 1,2,1,77,33,128 --shape 1,2,2,130,129,256
 shapes_m128=(--shape 1,4,2,33,77,64 --shape 1,2,1,200,333,128 --shape 2,2,2,1,17,64)
 # wgmma (when built): key counts spanning several tiles so every pipeline stage is reused
 shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,130,400,256 --shape 2,2,2,1,17,64
-              --shape 1,8,1,512,700,128 --shape 1,16,1,400,333,64 --shape 1,8,1,512,300,256)
-# (the last three reach 32 repeats: with the tool's workspace they run the V^T pass and _vt kernels)
+              --shape 1,8,1,512,700,128 --shape 1,16,1,400,333,64 --shape 1,8,1,512,300,256
+              --shape 1,72,8,200,300,64 --shape 1,136,8,200,300,128)
+# (1,8,1,512,700,128), (1,16,1,400,333,64), (1,8,1,512,300,256) and (1,136,8,200,300,128) reach 32
+# repeats: with the tool's workspace they run the V^T pass and _vt kernels. The last two have more
+# query tiles (144, 272) than an H100 has SMs: persistent blocks walk two or three tiles each, and
+# the causal run of the last pairs them.)
 variants="reference-gpu mma-m64 mma-m128"
 "$bin" info | grep -qE '^  wgmma ' && variants="$variants wgmma"
 [ $# -gt 1 ] && variants="${*:2}" # by hand: only the variants named

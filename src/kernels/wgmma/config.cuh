@@ -60,8 +60,9 @@ struct wg_config {
     static constexpr int OFF_V = OFF_K + STAGES * KV_BYTES;                   /* unused if VT_GLOBAL */
     static constexpr int OFF_VT = OFF_V + (VT_GLOBAL ? 0 : STAGES * KV_BYTES);
     static constexpr int OFF_BAR = OFF_VT + STAGES * KV_BYTES;
-    /* barriers: q_full, then per stage k_full, k_empty, v_full, v_empty, vt_full, vt_empty */
-    static constexpr int N_BARS = 1 + 6 * STAGES;
+    /* barriers: q_full, then per stage k_full, k_empty, v_full, v_empty, vt_full, vt_empty,
+     * then q_empty */
+    static constexpr int N_BARS = 2 + 6 * STAGES;
     static constexpr int SMEM_USED = OFF_BAR + 8 * N_BARS;
     static constexpr int SMEM_BYTES = SMEM_USED + 1024; /* slack to align the dynamic base */
 
@@ -85,6 +86,8 @@ struct wgmma_params {
     int32_t heads_per_kv; /* h_q / h_kv */
     int32_t causal, out_bf16;
     int32_t n_q_tiles; /* ceil(seqlen_q / BM) */
+    int32_t n_units;   /* work units (scheduler.cuh); block i takes units i, i + gridDim.x, ... */
+    int32_t pair_tiles; /* 1: a unit is two query tiles of one head (causal load balance) */
     float scale_log2;  /* softmax_scale * log2(e) */
     void *o;           /* uint16_t elements */
     float *lse;        /* NULL: not written */

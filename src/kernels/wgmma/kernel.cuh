@@ -1,5 +1,5 @@
-/* The wgmma kernel: one block of 1 + CONSUMERS warpgroups per (query tile of BM rows, query
- * head, batch).
+/* The wgmma kernel: persistent blocks of 1 + CONSUMERS warpgroups, each walking its share of the
+ * (query tile of BM rows, query head, batch) tiles (scheduler.cuh).
  *   warpgroup 0             load.cuh         TMA loads of Q, K, V into the stage ring (one thread)
  *                           transpose_v.cuh  V -> V^T in shared memory, per stage (3 or 4 warps)
  *   warpgroups 1..          mainloop.cuh     S = Q.K^T, mask, softmax, O += P.V (wgmma)
@@ -30,6 +30,9 @@
 #ifndef WGMMA_SKIP_RESCALE
 #define WGMMA_SKIP_RESCALE 1
 #endif
+#ifndef WGMMA_PERSISTENT
+#define WGMMA_PERSISTENT 1 /* 0: one block per unit (for A/B measurements) */
+#endif
 
 template <class C, bool OVERLAP, bool PINGPONG, bool PRE_VT>
 __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
@@ -39,7 +42,6 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
     const uint32_t base = (smem_addr(smem) + 1023u) & ~1023u;
     const wg_smem<C> sm = {base + C::OFF_Q, base + C::OFF_K, base + C::OFF_V, base + C::OFF_VT,
                            base + C::OFF_BAR};
-    const wg_tile t = schedule_tile<C>(p);
     const int tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         prefetch_tensormap(&p.tm_q);
@@ -50,19 +52,22 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
     __syncthreads();
     if (wg == 0) {
         setmaxnreg_dec<C::PRODUCER_REGS>();
-        produce<C, PRE_VT>(p, sm, t, tid);
+        produce<C, PRE_VT>(p, sm, tid);
     } else {
         setmaxnreg_inc<C::CONSUMER_REGS>();
-        consume<C, OVERLAP, PINGPONG && OVERLAP && C::CONSUMERS == 2, WGMMA_SKIP_RESCALE>(p, sm, t, wg - 1, tid & 127);
+        consume<C, OVERLAP, PINGPONG && OVERLAP && C::CONSUMERS == 2, WGMMA_SKIP_RESCALE>(p, sm, wg - 1,
+                                                                                      tid & 127);
     }
 }
 
-/* Host side of one instance: grid, shared memory, launch. With a workspace (vt != NULL, at
- * least fp8attn_wgmma_vt_bytes(p) bytes, checked by the caller) V^T is written there first and
- * the "_vt" kernel k runs; otherwise the kernel that transposes in shared memory. */
+/* Host side of one instance: work units, grid, shared memory, launch. With a workspace (vt !=
+ * NULL, at least fp8attn_wgmma_vt_bytes(p) bytes, checked by the caller) V^T is written there
+ * first and the "_vt" kernel k runs; otherwise the kernel that transposes in shared memory.
+ * Causal problems of at least two waves pair their query tiles (scheduler.cuh); the grid is one
+ * block per SM, or one per unit where there are fewer. */
 template <class C>
 static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8attn_params_t *p,
-                                     void *vt, fp8attn_stream_t stream)
+                                     void *vt, int sm_count, fp8attn_stream_t stream)
 {
     wgmma_params wp;
     fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, C::SW_D, &wp);
@@ -74,7 +79,12 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     } else {
         memset(&wp.tm_vt, 0, sizeof wp.tm_vt);
     }
-    const int64_t grid = (int64_t)wp.n_q_tiles * p->h_q * p->batch;
+    const int64_t tiles = (int64_t)wp.n_q_tiles * p->h_q * p->batch; /* < 2^31: pick() */
+    const int64_t slots = sm_count > 0 ? sm_count : 1;
+    wp.pair_tiles = WGMMA_PERSISTENT && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
+    wp.n_units = (int32_t)(wp.pair_tiles ? (int64_t)(wp.n_q_tiles + 1) / 2 * p->h_q * p->batch
+                                         : tiles);
+    const int64_t grid = WGMMA_PERSISTENT && wp.n_units > slots ? slots : wp.n_units;
     void *args[] = {(void *)&wp};
     cudaError_t e = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          C::SMEM_BYTES);
@@ -123,10 +133,10 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     }                                                                                             \
     extern "C" const int fp8attn_wgmma_rows_##NAME = CFG::BM;                                     \
     extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p, void *vt,  \
-                                                             fp8attn_stream_t s)                  \
+                                                             int sm_count, fp8attn_stream_t s)    \
     {                                                                                             \
-        return vt ? wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, s)             \
-                  : wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, NULL, s);                  \
+        return vt ? wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, sm_count, s)   \
+                  : wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, NULL, sm_count, s);        \
     }
 
 /* The kernel body is compiled only where wgmma and setmaxnreg exist (the sm_90a pass). */

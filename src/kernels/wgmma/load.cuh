@@ -2,10 +2,13 @@
  * each tile's V to the transpose (transpose_v.cuh). With C::LOADER_WARP the loads run in warp 0
  * on their own and warps 1-3 transpose; otherwise all four warps transpose and thread 0 issues
  * the loads between tiles (hd256: 64 transpose units per tile).
- *   Q        once, [BM][D], signalled on q_full
- *   K_j, V_j tile j of BN keys into stage j % STAGES, signalled on k_full / v_full; a stage is
- *            reused once k_empty (the consumers' S = Q.K^T of the tile that held it is done) and
- *            v_empty (the transposer has read its V) say so.
+ * The block walks its query tiles in the scheduler's order (scheduler.cuh); the ring runs on
+ * across them, indexed by g, the key tiles loaded so far in this block:
+ *   Q        per query tile, [BM][D], signalled on q_full; the next query tile's Q is loaded
+ *            once q_empty says the consumers' last S = Q.K^T of the current one is done
+ *   K_j, V_j key tile j of the query tile into stage g % STAGES, signalled on k_full / v_full; a
+ *            stage is reused once k_empty (the consumers' S = Q.K^T of the tile that held it is
+ *            done) and v_empty (the transposer has read its V) say so.
  * Rows past seqlen_q / seqlen_k are zero-filled by TMA and never read from global memory. Each
  * tile is D / SW_D boxes of SW_D bytes x rows (the swizzle limits a box row to SW_D bytes). */
 #ifndef FP8ATTN_WGMMA_LOAD_CUH
@@ -30,6 +33,7 @@ struct wg_smem {
     __device__ __forceinline__ uint32_t v_empty(int s) const { return bar + 8 * (4 + 6 * s); }
     __device__ __forceinline__ uint32_t vt_full(int s) const { return bar + 8 * (5 + 6 * s); }
     __device__ __forceinline__ uint32_t vt_empty(int s) const { return bar + 8 * (6 + 6 * s); }
+    __device__ __forceinline__ uint32_t q_empty() const { return bar + 8 * (1 + 6 * C::STAGES); }
 };
 
 /* Arrival counts: TMA barriers get one arrive (with the byte count) per phase; the consumers
@@ -40,6 +44,7 @@ template <class C, bool PRE_VT>
 __device__ __forceinline__ void init_barriers(const wg_smem<C> &sm)
 {
     mbar_init(sm.q_full(), 1);
+    mbar_init(sm.q_empty(), 4 * C::CONSUMERS);
     for (int s = 0; s < C::STAGES; s++) {
         mbar_init(sm.k_full(s), 1);
         mbar_init(sm.k_empty(s), 4 * C::CONSUMERS);
@@ -61,13 +66,14 @@ __device__ __forceinline__ void tma_tile(uint32_t dst, const CUtensorMap *map, u
         tma_load_4d(dst + c * ROWS * C::SW_D, map, bar, c * C::SW_D, row0, head, batch);
 }
 
-/* Phase parity of the use of ring stage j % STAGES by tile j: mbarrier waits on a "full" barrier
- * use it, waits on an "empty" barrier for that use its complement (a fresh barrier counts its
- * phase before 0 as complete, so the first STAGES waits return at once). */
+/* Phase parity of the use of ring stage g % STAGES by the block's g-th key tile: mbarrier waits
+ * on a "full" barrier use it, waits on an "empty" barrier for that use its complement (a fresh
+ * barrier counts its phase before 0 as complete, so the first STAGES waits return at once). Q's
+ * two barriers work the same way with one stage: the parity of qi, the query tiles so far. */
 template <class C>
-__device__ __forceinline__ uint32_t ring_phase(int j)
+__device__ __forceinline__ uint32_t ring_phase(int g)
 {
-    return (uint32_t)(j / C::STAGES) & 1;
+    return (uint32_t)(g / C::STAGES) & 1;
 }
 
 /* Q (thread 0). */
@@ -78,22 +84,22 @@ __device__ __forceinline__ void load_q(const wgmma_params &p, const wg_smem<C> &
     tma_tile<C, C::BM>(sm.q, &p.tm_q, sm.q_full(), t.q0, t.hq, t.b);
 }
 
-/* Loads of key tile j into stage j % STAGES (thread 0). */
+/* Loads of key tile j of query tile t, the block's g-th, into stage g % STAGES (thread 0). */
 template <class C>
 __device__ __forceinline__ void load_k(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                       int j)
+                                       int j, int g)
 {
-    const int s = j % C::STAGES;
+    const int s = g % C::STAGES;
     mbar_arrive_expect_tx(sm.k_full(s), C::KV_BYTES);
     tma_tile<C, C::BN>(sm.k_tile(s), &p.tm_k, sm.k_full(s), j * C::BN, t.hk, t.b);
 }
 
 template <class C>
 __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                        int j)
+                                        int j, int g)
 {
-    const int s = j % C::STAGES;
-    load_k<C>(p, sm, t, j);
+    const int s = g % C::STAGES;
+    load_k<C>(p, sm, t, j, g);
     mbar_arrive_expect_tx(sm.v_full(s), C::KV_BYTES);
     tma_tile<C, C::BN>(sm.v_tile(s), &p.tm_v, sm.v_full(s), j * C::BN, t.hk, t.b);
 }
@@ -102,9 +108,9 @@ __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> 
  * column block c of the tile's K-major layout). */
 template <class C>
 __device__ __forceinline__ void load_vt(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                        int j)
+                                        int j, int g)
 {
-    const int s = j % C::STAGES;
+    const int s = g % C::STAGES;
     mbar_arrive_expect_tx(sm.vt_full(s), C::KV_BYTES);
 #pragma unroll
     for (int c = 0; c < C::BN / C::SW_N; c++)
@@ -112,75 +118,106 @@ __device__ __forceinline__ void load_vt(const wgmma_params &p, const wg_smem<C> 
                     j * C::BN + c * C::SW_N, 0, t.hk, t.b);
 }
 
-/* V_j -> V^T_j by the transposer warps (tw = index among them), once V_j has landed and the
- * consumers have released that V^T stage; then V^T_j is handed over and V_j's stage released. */
+/* V -> V^T of the block's g-th key tile by the transposer warps (tw = index among them), once V
+ * has landed and the consumers have released that V^T stage; then V^T is handed over and V's
+ * stage released. */
 template <class C>
-__device__ __forceinline__ void transpose_stage(const wg_smem<C> &sm, int j, int tw, int lane)
+__device__ __forceinline__ void transpose_stage(const wg_smem<C> &sm, int g, int tw, int lane)
 {
-    const int s = j % C::STAGES;
-    mbar_wait(sm.v_full(s), ring_phase<C>(j));
-    mbar_wait(sm.vt_empty(s), ring_phase<C>(j) ^ 1);
+    const int s = g % C::STAGES;
+    mbar_wait(sm.v_full(s), ring_phase<C>(g));
+    mbar_wait(sm.vt_empty(s), ring_phase<C>(g) ^ 1);
     transpose_tile<C>(sm.v_tile(s), sm.vt_tile(s), tw, lane);
     fence_proxy_async_smem(); /* V^T, written by stmatrix, is read next by wgmma */
     mbar_arrive(sm.vt_full(s));
     mbar_arrive(sm.v_empty(s));
 }
 
-/* The producer warpgroup's loop.
- * C::LOADER_WARP: warp 0's thread 0 issues Q and then every key tile as soon as its stage is free
- * (k_empty: the consumers are done with the K it held; v_empty: the transposers with its V);
- * warps 1-3 transpose.
- * Otherwise: thread 0 issues Q and the first STAGES key tiles; all four warps transpose, and
- * after tile j thread 0 refills its stage with tile j + STAGES. */
+/* Stage g's K (and V) may be overwritten: the use g - STAGES is released. */
 template <class C, bool PRE_VT>
-__device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                        int tid)
+__device__ __forceinline__ void wait_stage_free(const wg_smem<C> &sm, int g)
 {
-    if (t.n_kt == 0) return; /* nothing to compute: no copy may outlive the block */
+    mbar_wait(sm.k_empty(g % C::STAGES), ring_phase<C>(g) ^ 1);
+    if (!PRE_VT) mbar_wait(sm.v_empty(g % C::STAGES), ring_phase<C>(g) ^ 1);
+}
+
+/* Q of the block's qi-th query tile with keys, once the consumers are done with the last one. */
+template <class C>
+__device__ __forceinline__ void load_q_next(const wgmma_params &p, const wg_smem<C> &sm,
+                                            const wg_tile &t, int qi)
+{
+    if (qi > 0) mbar_wait(sm.q_empty(), (uint32_t)(qi - 1) & 1);
+    load_q<C>(p, sm, t);
+}
+
+/* The producer warpgroup's loop over the block's query tiles (g: key tiles so far, qi: query
+ * tiles with keys so far; a tile with none loads nothing).
+ * PRE_VT: thread 0 loads all: K_0, then Q, then K_{j+1} before V^T_j (K_j once S = Q.K^T of the
+ * stage's last tile is done, V^T_j once its P.V is).
+ * C::LOADER_WARP: warp 0's thread 0 issues K_0 and V_0, Q, then every key tile as soon as its
+ * stage is free (k_empty: the consumers are done with the K it held; v_empty: the transposers
+ * with its V); warps 1-3 transpose.
+ * Otherwise: thread 0 issues Q and the first STAGES key tiles of each query tile; all four warps
+ * transpose, and after key tile j thread 0 refills its stage with key tile j + STAGES. */
+template <class C, bool PRE_VT>
+__device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, int tid)
+{
     const int warp = tid >> 5, lane = tid & 31;
-    if (PRE_VT) { /* loads only (thread 0): K_j once S = Q.K^T of the stage's last tile is done,
-                   * V^T_j once its P.V is; K_{j+1} goes out before V^T_j's wait */
+    if (PRE_VT || C::LOADER_WARP) {
         if (tid == 0) {
-            load_q<C>(p, sm, t);
-            mbar_wait(sm.k_empty(0), 1);
-            load_k<C>(p, sm, t, 0);
-            for (int j = 0; j < t.n_kt; j++) {
-                if (j + 1 < t.n_kt) {
-                    mbar_wait(sm.k_empty((j + 1) % C::STAGES), ring_phase<C>(j + 1) ^ 1);
-                    load_k<C>(p, sm, t, j + 1);
+            int g = 0, qi = 0;
+            for (wg_sched s = sched_begin(p); s.u < p.n_units; sched_next(p, s)) {
+                const wg_tile t = unit_tile<C>(p, s.u, s.k);
+                const int n = t.n_kt;
+                if (n == 0) continue;
+                wait_stage_free<C, PRE_VT>(sm, g);
+                if (PRE_VT) load_k<C>(p, sm, t, 0, g);
+                else load_kv<C>(p, sm, t, 0, g);
+                load_q_next<C>(p, sm, t, qi++);
+                for (int j = 0; j < n; j++) {
+                    if (j + 1 < n) {
+                        wait_stage_free<C, PRE_VT>(sm, g + j + 1);
+                        if (PRE_VT) load_k<C>(p, sm, t, j + 1, g + j + 1);
+                        else load_kv<C>(p, sm, t, j + 1, g + j + 1);
+                    }
+                    if (PRE_VT) {
+                        mbar_wait(sm.vt_empty((g + j) % C::STAGES), ring_phase<C>(g + j) ^ 1);
+                        load_vt<C>(p, sm, t, j, g + j);
+                    }
                 }
-                mbar_wait(sm.vt_empty(j % C::STAGES), ring_phase<C>(j) ^ 1);
-                load_vt<C>(p, sm, t, j);
+                g += n;
             }
+        }
+        if (PRE_VT || warp == 0) return;
+        int g = 0;
+        for (wg_sched s = sched_begin(p); s.u < p.n_units; sched_next(p, s)) {
+            const int n = unit_tile<C>(p, s.u, s.k).n_kt;
+            for (int j = 0; j < n; j++) transpose_stage<C>(sm, g + j, warp - 1, lane);
+            g += n;
         }
         return;
     }
-    if (C::LOADER_WARP) {
-        if (warp == 0) {
-            if (lane == 0) {
-                load_q<C>(p, sm, t);
-                for (int j = 0; j < t.n_kt; j++) {
-                    mbar_wait(sm.k_empty(j % C::STAGES), ring_phase<C>(j) ^ 1);
-                    mbar_wait(sm.v_empty(j % C::STAGES), ring_phase<C>(j) ^ 1);
-                    load_kv<C>(p, sm, t, j);
-                }
+    int g = 0, qi = 0;
+    for (wg_sched s = sched_begin(p); s.u < p.n_units; sched_next(p, s)) {
+        const wg_tile t = unit_tile<C>(p, s.u, s.k);
+        const int n = t.n_kt;
+        if (n == 0) continue;
+        if (tid == 0) {
+            for (int j = 0; j < n && j < C::STAGES; j++) {
+                wait_stage_free<C, false>(sm, g + j);
+                load_kv<C>(p, sm, t, j, g + j);
+                if (j == 0) load_q_next<C>(p, sm, t, qi);
             }
-            return;
         }
-        for (int j = 0; j < t.n_kt; j++) transpose_stage<C>(sm, j, warp - 1, lane);
-        return;
-    }
-    if (tid == 0) {
-        load_q<C>(p, sm, t);
-        for (int j = 0; j < t.n_kt && j < C::STAGES; j++) load_kv<C>(p, sm, t, j);
-    }
-    for (int j = 0; j < t.n_kt; j++) {
-        transpose_stage<C>(sm, j, warp, lane);
-        if (tid == 0 && j + C::STAGES < t.n_kt) {
-            mbar_wait(sm.k_empty(j % C::STAGES), ring_phase<C>(j));
-            mbar_wait(sm.v_empty(j % C::STAGES), ring_phase<C>(j));
-            load_kv<C>(p, sm, t, j + C::STAGES);
+        qi++;
+        for (int j = 0; j < n; j++) {
+            transpose_stage<C>(sm, g + j, warp, lane);
+            if (tid == 0 && j + C::STAGES < n) {
+                wait_stage_free<C, false>(sm, g + j + C::STAGES);
+                load_kv<C>(p, sm, t, j + C::STAGES, g + j + C::STAGES);
+            }
         }
+        g += n;
     }
 }
 

@@ -38,9 +38,11 @@ __device__ __forceinline__ void release(uint32_t bar, int lane)
     if (lane == 0) mbar_arrive(bar);
 }
 
+/* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
+ * qi-th (parity of q_full). */
 template <class C, bool OVERLAP, bool PINGPONG, bool SKIP_RESCALE>
-__device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                        int c, int wtid)
+__device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_smem<C> &sm,
+                                             const wg_tile &t, int c, int wtid, int g, int qi)
 {
     static_assert(OVERLAP || !PINGPONG, "ping-pong needs the overlapped schedule");
     static_assert(C::CONSUMERS == 2 || !PINGPONG, "ping-pong is between two consumers");
@@ -61,11 +63,11 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
     const int n = t.n_kt;
 
     if (n > 0) {
-        mbar_wait(sm.q_full(), 0);
+        mbar_wait(sm.q_full(), (uint32_t)qi & 1);
         if (!OVERLAP) {
             for (int j = 0; j < n; j++) {
-                const int st = j % C::STAGES;
-                const uint32_t ph = ring_phase<C>(j);
+                const int st = (g + j) % C::STAGES;
+                const uint32_t ph = ring_phase<C>(g + j);
                 mbar_wait(sm.k_full(st), ph);
                 float s[C::BN / 2];
                 wgmma_fence();
@@ -74,6 +76,7 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
                 wgmma_wait<0>();
                 reg_fence(s);
                 release(sm.k_empty(st), lane);
+                if (j == n - 1) release(sm.q_empty(), lane); /* the producer may load the next Q */
                 mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
                 softmax_tile(s, m, l, sl2, alpha);
                 rescale_o(o, alpha);
@@ -90,23 +93,25 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
         } else {
             if (PINGPONG && c == 1) turn_pass<true>(c); /* consumer 0 goes first */
             /* tile 0: S only */
-            mbar_wait(sm.k_full(0), 0);
+            const int s0t = g % C::STAGES;
+            mbar_wait(sm.k_full(s0t), ring_phase<C>(g));
             float s0[C::BN / 2];
             turn_wait<PINGPONG>(c);
             wgmma_fence();
-            issue_qk<C>(s0, sm.q, sm.k_tile(0), c);
+            issue_qk<C>(s0, sm.q, sm.k_tile(s0t), c);
             wgmma_commit();
             turn_pass<PINGPONG>(c);
             wgmma_wait<0>();
             reg_fence(s0);
-            release(sm.k_empty(0), lane);
+            release(sm.k_empty(s0t), lane);
+            if (n == 1) release(sm.q_empty(), lane);
             mask_tile<C>(s0, 0, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
             softmax_tile(s0, m, l, sl2, alpha);
             pack_p(s0, pa);
             for (int j = 1; j < n; j++) {
-                const int st = j % C::STAGES, sp = (j - 1) % C::STAGES;
-                const uint32_t ph = ring_phase<C>(j);
-                const uint32_t pp = ring_phase<C>(j - 1);
+                const int st = (g + j) % C::STAGES, sp = (g + j - 1) % C::STAGES;
+                const uint32_t ph = ring_phase<C>(g + j);
+                const uint32_t pp = ring_phase<C>(g + j - 1);
                 mbar_wait(sm.k_full(st), ph);
                 mbar_wait(sm.vt_full(sp), pp);
                 float s[C::BN / 2];
@@ -120,6 +125,7 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
                 wgmma_wait<1>(); /* S_j done; P_{j-1}.V_{j-1} may still run */
                 reg_fence(s);
                 release(sm.k_empty(st), lane);
+                if (j == n - 1) release(sm.q_empty(), lane);
                 mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
                 softmax_tile(s, m, l, sl2, alpha);
                 reg_fence(s); /* keeps the softmax ahead of the wait: it must run under P.V */
@@ -137,8 +143,8 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
                 pack_p(s, pa);
             }
             /* the last tile's P.V */
-            const int sl = (n - 1) % C::STAGES;
-            mbar_wait(sm.vt_full(sl), ring_phase<C>(n - 1));
+            const int sl = (g + n - 1) % C::STAGES;
+            mbar_wait(sm.vt_full(sl), ring_phase<C>(g + n - 1));
             turn_wait<PINGPONG>(c);
             wgmma_fence();
             issue_pv<C>(o, pa, sm.vt_tile(sl));
@@ -151,6 +157,20 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
         }
     }
     write_output(p, o, m, l, t.b, t.hq, t.hk, row_g, tq);
+}
+
+/* The consumer warpgroup c's loop over the block's query tiles (scheduler.cuh), in the order the
+ * producer loads them. */
+template <class C, bool OVERLAP, bool PINGPONG, bool SKIP_RESCALE>
+__device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> &sm, int c, int wtid)
+{
+    int g = 0, qi = 0; /* key tiles and query tiles with keys so far */
+    for (wg_sched s = sched_begin(p); s.u < p.n_units; sched_next(p, s)) {
+        const wg_tile t = unit_tile<C>(p, s.u, s.k);
+        consume_tile<C, OVERLAP, PINGPONG, SKIP_RESCALE>(p, sm, t, c, wtid, g, qi);
+        g += t.n_kt;
+        qi += t.n_kt > 0;
+    }
 }
 
 #endif

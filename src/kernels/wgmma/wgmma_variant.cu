@@ -13,7 +13,8 @@
     extern "C" const int fp8attn_wgmma_rows_##NAME;                                         \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vt(void);         \
     extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p,      \
-                                                            void *vt, fp8attn_stream_t s);
+                                                            void *vt, int sm_count,         \
+                                                            fp8attn_stream_t s);
 WGMMA_DECLARE(hd64)
 WGMMA_DECLARE(hd128)
 WGMMA_DECLARE(hd256)
@@ -22,7 +23,8 @@ typedef struct {
     const fp8attn_kernel_entry_t *(*entry)(void);    /* V transposed in shared memory */
     const fp8attn_kernel_entry_t *(*entry_vt)(void); /* V^T from the workspace */
     const int *rows; /* query rows per block */
-    fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt, fp8attn_stream_t s);
+    fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt, int sm_count,
+                               fp8attn_stream_t s);
 } wgmma_instance_t;
 
 static const wgmma_instance_t k_instances[] = {
@@ -146,7 +148,7 @@ static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_i
 {
     fp8attn_status_t st;
     const wgmma_instance_t *in = pick(p, dev, &st);
-    return in ? in->launch(p, use_vt_pass(p) ? workspace : NULL, stream) : st;
+    return in ? in->launch(p, use_vt_pass(p) ? workspace : NULL, dev->sm_count, stream) : st;
 }
 
 static const fp8attn_kernel_entry_t *kernel_for(const fp8attn_params_t *p,
