@@ -81,10 +81,14 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     }
     const int64_t tiles = (int64_t)wp.n_q_tiles * p->h_q * p->batch; /* < 2^31: pick() */
     const int64_t slots = sm_count > 0 ? sm_count : 1;
-    wp.pair_tiles = WGMMA_PERSISTENT && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
+    /* Not yet for a producer without a loader warp (hd256 without a workspace): its walk over
+     * several tiles (produce(), the last branch) has not been through the GPU matrix yet, so
+     * those launches keep one block per tile. */
+    const bool persist = WGMMA_PERSISTENT && (C::VT_GLOBAL || C::LOADER_WARP);
+    wp.pair_tiles = persist && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
     wp.n_units = (int32_t)(wp.pair_tiles ? (int64_t)(wp.n_q_tiles + 1) / 2 * p->h_q * p->batch
                                          : tiles);
-    const int64_t grid = WGMMA_PERSISTENT && wp.n_units > slots ? slots : wp.n_units;
+    const int64_t grid = persist && wp.n_units > slots ? slots : wp.n_units;
     void *args[] = {(void *)&wp};
     cudaError_t e = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          C::SMEM_BYTES);
