@@ -69,13 +69,14 @@ if [ "$variant" = mma ]; then
     run=$((run + 1))
 fi
 # wgmma's blocks are persistent (one per SM, each walking several query tiles; causal problems
-# pair a long and a short tile). The problems above are all one wave; these have 192 to 384 query
-# tiles, so each block walks several and its ring, Q barriers and phases run across tiles: causal
-# with an odd tile count (a pair with a lone middle tile), seqlen_q > seqlen_k (tiles whose rows
-# see no key, skipped within a block's walk), GQA 16 (the V^T workspace path) and 1 (not).
-# (2,16,16,1500,300,256) without the workspace is the hd256 kernel that transposes V itself: it
-# still runs one block per tile (kernel.cuh says why), and this is the problem that will check
-# its walk once it is persistent.
+# of two waves or more pair a long and a short tile). Above, only (1,8,2,4097,64,D) has more query
+# tiles than an H100 has SMs (176 or 264). These have 192 to 384, so most blocks walk several and
+# their ring, Q barriers and phases run across tiles: causal with an odd tile count (a pair with
+# a lone middle tile), seqlen_q > seqlen_k (tiles whose rows see no key, skipped within a block's
+# walk), GQA 16 (the V^T workspace path) and 1 (not).
+# (2,16,16,1500,300,256) runs the hd256 kernel that transposes V itself, with or without the
+# tool's workspace (12 repeats < 32). That kernel still runs one block per tile (kernel.cuh says
+# why); this is the problem that will check its walk once it is persistent.
 if [ "$variant" = wgmma ]; then
     many=(--shape 4,16,1,1000,1000,64 --shape 2,16,16,1000,1000,64 --shape 3,16,4,777,1000,128
           --shape 2,16,16,1500,300,128 --shape 2,16,2,1500,300,256 --shape 2,16,16,1500,300,256)

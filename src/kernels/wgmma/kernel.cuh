@@ -1,5 +1,6 @@
 /* The wgmma kernel: persistent blocks of 1 + CONSUMERS warpgroups, each walking its share of the
- * (query tile of BM rows, query head, batch) tiles (scheduler.cuh).
+ * (query tile of BM rows, query head, batch) tiles (scheduler.cuh; see wgmma_launch for the one
+ * kernel that still gets a block per tile).
  *   warpgroup 0             load.cuh         TMA loads of Q, K, V into the stage ring (one thread)
  *                           transpose_v.cuh  V -> V^T in shared memory, per stage (3 or 4 warps)
  *   warpgroups 1..          mainloop.cuh     S = Q.K^T, mask, softmax, O += P.V (wgmma)
@@ -67,7 +68,8 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
  * NULL, at least fp8attn_wgmma_vt_bytes(p) bytes, checked by the caller) V^T is written there
  * first and the "_vt" kernel k runs; otherwise the kernel that transposes in shared memory.
  * Causal problems of at least two waves pair their query tiles (scheduler.cuh); the grid is one
- * block per SM, or one per unit where there are fewer. */
+ * block per SM, or one per unit where there are fewer (and for now always one per unit for a
+ * producer without a loader warp, below). */
 template <class C>
 static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8attn_params_t *p,
                                      void *vt, int sm_count, fp8attn_stream_t stream)
@@ -110,7 +112,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
  * fp8attn_wgmma_<NAME>_vt (CFG_VT, a VT_GLOBAL configuration with the same tile: V^T from the
  * workspace; the ring depth and register split may differ), their bodies only in the sm_90a
  * image; their table entries fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher
- * fp8attn_wgmma_launch_<NAME>(p, vt, stream), which runs the second when vt != NULL. */
+ * fp8attn_wgmma_launch_<NAME>(p, vt, sm_count, stream), which runs the second when vt != NULL. */
 #define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, PINGPONG, PINGPONG_VT)                 \
     static_assert(CFG::BM == CFG_VT::BM && CFG::BN == CFG_VT::BN &&                               \
                       CFG::CONSUMERS == CFG_VT::CONSUMERS && CFG_VT::VT_GLOBAL && !CFG::VT_GLOBAL, \

@@ -1,13 +1,14 @@
 /* Tile scheduler: which (query tile, query head, batch) tiles a block computes, in which order,
  * and how many key tiles each visits.
  *
- * The grid is persistent: at most one block per SM (the launch picks min(units, SMs)), and block
+ * The grid is persistent: at most one block per SM (the launch picks min(units, SMs); one kernel,
+ * hd256 without a workspace, still gets one block per unit, kernel.cuh says why), and block
  * i takes work units i, i + gridDim.x, i + 2 gridDim.x, ... A block's producer loads the next
  * tile's Q and first K tile while its consumers finish the current tile, so the prologue and
  * epilogue of a tile (barrier set-up, the first loads' latency, the last P.V, the stores) overlap
  * other work instead of leaving the SM idle between blocks.
  *
- * A unit is one query tile, or with pair_tiles (causal problems of more than one wave) the pair
+ * A unit is one query tile, or with pair_tiles (causal problems of two waves or more) the pair
  * (n_q_tiles - 1 - i, i) of one head: under a causal mask the key tiles a query tile visits grow
  * linearly with its index, so every pair costs about the same and the static round-robin stays
  * balanced. Units run through the query tiles of one head before the next head (the key and value
@@ -77,7 +78,8 @@ __device__ __forceinline__ wg_sched sched_begin(const wgmma_params &p)
 __device__ __forceinline__ void sched_next(const wgmma_params &p, wg_sched &s)
 {
     if (++s.k < s.nt) return;
-    s.u += gridDim.x;
+    const int64_t next = (int64_t)s.u + gridDim.x; /* gridDim.x may be n_units, up to 2^31 - 1 */
+    s.u = next < p.n_units ? (int)next : p.n_units;
     s.k = 0;
     s.nt = s.u < p.n_units ? unit_tiles(p, s.u) : 0;
 }
