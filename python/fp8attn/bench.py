@@ -448,15 +448,8 @@ def plot(data, out_dir):
                 sel = sorted((r for r in rows if r["shape"][3] == d and r["causal"] == causal),
                              key=lambda r: r["shape"][2])
                 seqs = [r["shape"][2] for r in sel]
-                width = 0.8 / len(SYSTEMS)
-                for k, name in enumerate(SYSTEMS):
-                    vals = [r["results"].get(name, {}).get("tflops", 0.0) for r in sel]
-                    xs = [x + (k - (len(SYSTEMS) - 1) / 2) * width for x in range(len(seqs))]
-                    bars = ax.bar(xs, vals, width, color=colors[name], label=labels[name])
-                    for b_, v_ in zip(bars, vals):
-                        if v_ > 0:
-                            ax.text(b_.get_x() + b_.get_width() / 2, v_, "%.0f" % v_, ha="center",
-                                    va="bottom", fontsize=6)
+                _grouped_bars(ax, sel, lambda res: res.get("tflops", 0.0), colors, labels, "%.0f",
+                              6)
                 ax.set_xticks(range(len(seqs)))
                 ax.set_xticklabels([_seq_label(s) for s in seqs])
                 ax.set_xlabel("sequence length")
@@ -476,15 +469,8 @@ def plot(data, out_dir):
     lat = [r for r in data["rows"] if r.get("latency") and "results" in r]
     if lat:
         fig, ax = plt.subplots(figsize=(10, 4))
-        width = 0.8 / len(SYSTEMS)
-        for k, name in enumerate(SYSTEMS):
-            vals = [r["results"].get(name, {}).get("graph", {}).get("p50_us", 0.0) for r in lat]
-            xs = [x + (k - (len(SYSTEMS) - 1) / 2) * width for x in range(len(lat))]
-            bars = ax.bar(xs, vals, width, color=colors[name], label=labels[name])
-            for b_, v_ in zip(bars, vals):
-                if v_ > 0:
-                    ax.text(b_.get_x() + b_.get_width() / 2, v_, "%.1f" % v_, ha="center",
-                            va="bottom", fontsize=7)
+        _grouped_bars(ax, lat, lambda res: res.get("graph", {}).get("p50_us", 0.0), colors, labels,
+                      "%.1f", 7)
         ax.set_xticks(range(len(lat)))
         ax.set_xticklabels(["B%d H%d S%d D%d" % tuple(r["shape"]) for r in lat])
         ax.set_ylabel("GPU time per call, us (CUDA graph)")
@@ -499,6 +485,20 @@ def plot(data, out_dir):
         plt.close(fig)
         files.append(path)
     return files
+
+
+def _grouped_bars(ax, rows, value, colors, labels, fmt, fontsize):
+    """One group of bars per row, one bar per system (value(result) of that system, 0 if it has
+    none), each labelled with its value."""
+    width = 0.8 / len(SYSTEMS)
+    for k, name in enumerate(SYSTEMS):
+        vals = [value(r["results"].get(name, {})) for r in rows]
+        xs = [x + (k - (len(SYSTEMS) - 1) / 2) * width for x in range(len(rows))]
+        bars = ax.bar(xs, vals, width, color=colors[name], label=labels[name])
+        for b_, v_ in zip(bars, vals):
+            if v_ > 0:
+                ax.text(b_.get_x() + b_.get_width() / 2, v_, fmt % v_, ha="center", va="bottom",
+                        fontsize=fontsize)
 
 
 def _seq_label(s):

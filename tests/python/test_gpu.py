@@ -190,6 +190,20 @@ def test_compile_fullgraph_equals_eager():
         assert torch.equal(a, b)
 
 
+def _capture(step, args):
+    """step(*args) warmed up twice on a side stream, then captured: (graph, its outputs)."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(2):
+            step(*args)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        outs = step(*args)
+    return g, outs
+
+
 @cuda_only
 def test_cuda_graph_replay_equals_eager():
     q, k, v, dq, dk, dv = _problem(21)
@@ -202,15 +216,7 @@ def test_cuda_graph_replay_equals_eager():
         x8, xd = fp8attn.quantize(x, granularity="head")
         return o, o_default, x8, xd
 
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(2):
-            step(*static)
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        outs = step(*static)
+    g, outs = _capture(step, static)
     for seed in (31, 32):  # new data into the static inputs, replay, compare with eager
         q2, k2, v2, dq2, dk2, dv2 = _problem(seed)
         x2 = torch.randn(2, 256, 4, 128, device=DEV, generator=gen(seed))
@@ -340,15 +346,7 @@ def test_workspace_in_cuda_graph():
         return fp8attn.attention(q, k, v, causal=causal, q_descale=dq, k_descale=dk,
                                  v_descale=dv)
 
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(2):
-            step(*static)
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        out = step(*static)
+    g, out = _capture(step, static)
     for seed in (210, 220):
         new = _ws_problem(B, Hq, Hkv, S, D, seed)
         for dst, src in zip(static, new):
