@@ -104,6 +104,16 @@ __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> 
     tma_tile<C, C::BN>(sm.v_tile(s), &p.tm_v, sm.v_full(s), j * C::BN, t.hk, t.b);
 }
 
+/* What the producer loads per key tile into the ring: K alone (PRE_VT: V^T is loaded after the
+ * next K, see produce()), or K and V. */
+template <class C, bool PRE_VT>
+__device__ __forceinline__ void load_key_tile(const wgmma_params &p, const wg_smem<C> &sm,
+                                              const wg_tile &t, int j, int g)
+{
+    if (PRE_VT) load_k<C>(p, sm, t, j, g);
+    else load_kv<C>(p, sm, t, j, g);
+}
+
 /* PRE_VT: V^T tile j from the workspace, BN / SW_N boxes of SW_N key bytes x D rows (box c to
  * column block c of the tile's K-major layout). */
 template <class C>
@@ -171,14 +181,12 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 const int n = t.n_kt;
                 if (n == 0) continue;
                 wait_stage_free<C, PRE_VT>(sm, g);
-                if (PRE_VT) load_k<C>(p, sm, t, 0, g);
-                else load_kv<C>(p, sm, t, 0, g);
+                load_key_tile<C, PRE_VT>(p, sm, t, 0, g);
                 load_q_next<C>(p, sm, t, qi++);
                 for (int j = 0; j < n; j++) {
                     if (j + 1 < n) {
                         wait_stage_free<C, PRE_VT>(sm, g + j + 1);
-                        if (PRE_VT) load_k<C>(p, sm, t, j + 1, g + j + 1);
-                        else load_kv<C>(p, sm, t, j + 1, g + j + 1);
+                        load_key_tile<C, PRE_VT>(p, sm, t, j + 1, g + j + 1);
                     }
                     if (PRE_VT) {
                         mbar_wait(sm.vt_empty((g + j) % C::STAGES), ring_phase<C>(g + j) ^ 1);
