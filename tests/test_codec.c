@@ -19,20 +19,6 @@ static void fail_at(const char *what, float x, unsigned got, unsigned want)
                want);
 }
 
-static float float_of_bits(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-static uint32_t bits_of_float(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
 /* ---- FP8 oracle: value from the fields; encode by nearest search over that table ---- */
 
 typedef struct fp8_format {

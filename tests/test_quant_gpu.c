@@ -34,19 +34,6 @@ static cudaStream_t g_stream;
         }                                                                                          \
     } while (0)
 
-static uint32_t bits(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static float from_bits(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
 
 static int64_t esize(fp8attn_src_type_t t) { return t == FP8ATTN_SRC_F32 ? 4 : 2; }
 
@@ -99,7 +86,7 @@ static float special_value(fp8attn_src_type_t type, int given, uint64_t *rng)
                                   0x7F800001u, 0xFFA5A5A5u};
     const uint64_t r = splitmix64(rng);
     float v;
-    if (given && r % 3 == 0) return from_bits(nonfinite[(r >> 8) % 6]);
+    if (given && r % 3 == 0) return float_of_bits(nonfinite[(r >> 8) % 6]);
     v = finite[(r >> 8) % (sizeof finite / sizeof finite[0])];
     /* dynamic calls need finite inputs: keep FP16 values below its overflow */
     return type == FP8ATTN_SRC_F16 && fabsf(v) > 65504.0f ? copysignf(65504.0f, v) : v;
@@ -138,7 +125,7 @@ static float *make_descales(const qcase_t *c, fp8attn_descale_t *layout, uint64_
         ds[i] = ldexpf(1.0f + (float)(splitmix64(rng) % 1000u) / 1000.0f,
                        (int)(splitmix64(rng) % 21u) - 18);
     if (n > 2) {
-        ds[1] = from_bits(0x00300000u);
+        ds[1] = float_of_bits(0x00300000u);
         ds[2] = 0x1p70f;
     }
     layout->ptr = ds;
@@ -257,8 +244,9 @@ static void compare(const char *name, const run_t *want, const run_t *got, int64
         }
     CHECK(bad == 0, "%s: %lld of %lld out bytes differ", name, (long long)bad, (long long)o_bytes);
     for (i = 0; i < groups; i++)
-        CHECK(bits(want->descale[i]) == bits(got->descale[i]), "%s: descale[%lld]: GPU %a, CPU %a",
-              name, (long long)i, (double)got->descale[i], (double)want->descale[i]);
+        CHECK(bits_of_float(want->descale[i]) == bits_of_float(got->descale[i]),
+              "%s: descale[%lld]: GPU %a, CPU %a", name, (long long)i, (double)got->descale[i],
+              (double)want->descale[i]);
 }
 
 static void free_run(run_t *r)
@@ -378,9 +366,10 @@ static void test_values(void)
     {
         const uint32_t sp[] = {0x00000001u, 0x007FFFFFu, 0x7F7FFFFFu, 0x7F800000u, 0x7FC00000u,
                                0x7F800001u, 0x7FFFFFFFu, 0x7FA5A5A5u};
-        for (k = 0; k < 8; k++) probes[n++] = from_bits(sp[k]), probes[n++] = from_bits(sp[k] | 0x80000000u);
+        for (k = 0; k < 8; k++)
+            probes[n++] = float_of_bits(sp[k]), probes[n++] = float_of_bits(sp[k] | 0x80000000u);
     }
-    while (n < 200000 - 16) probes[n++] = from_bits((uint32_t)splitmix64(&rng));
+    while (n < 200000 - 16) probes[n++] = float_of_bits((uint32_t)splitmix64(&rng));
     n -= n % 16;
     for (i = 0; i < (int)(sizeof descales / sizeof descales[0]); i++) {
         run_values(FP8ATTN_SRC_F16, all16, 65536, descales[i]);
@@ -410,7 +399,7 @@ static void test_nan_group(void)
     c.type = FP8ATTN_SRC_F32, c.b = B, c.h = H, c.s = S, c.d = D;
     c.mode = FP8ATTN_SCALE_PER_BATCH_HEAD;
     for (i = 0; i < n; i++) x[i] = normal(&rng);
-    x[((int64_t)(bad_b * H + bad_h) * S + 5) * D + 7] = from_bits(0xFFC00001u); /* -NaN */
+    x[((int64_t)(bad_b * H + bad_h) * S + 5) * D + 7] = float_of_bits(0xFFC00001u); /* -NaN */
     got = run_gpu(&c, x, n, n, (fp8attn_descale_t){NULL, 0, 0}, 1);
     CHECK(got.st == FP8ATTN_OK, "%s: %s", c.name, fp8attn_last_error());
     for (b = 0; b < B; b++)
@@ -420,8 +409,9 @@ static void test_nan_group(void)
                 CHECK(isnan(got.descale[b * H + h]), "%s: descale of the NaN group %a", c.name,
                       (double)got.descale[b * H + h]);
                 for (i = 0; i < (int64_t)S * D; i++) {
-                    const uint8_t want = (uint8_t)(0x7Fu | ((bits(x[base + i]) >> 24) & 0x80u &
-                                                            (isnan(x[base + i]) ? 0xFFu : 0u)));
+                    const uint8_t want =
+                        (uint8_t)(0x7Fu | ((bits_of_float(x[base + i]) >> 24) & 0x80u &
+                                           (isnan(x[base + i]) ? 0xFFu : 0u)));
                     CHECK(got.out[base + i] == want, "%s: code %lld = 0x%02x, want 0x%02x", c.name,
                           (long long)i, got.out[base + i], want);
                 }
@@ -432,8 +422,8 @@ static void test_nan_group(void)
                 one.b = 1, one.h = 1;
                 want = run_cpu(&one, x + base, (int64_t)S * D, (fp8attn_descale_t){NULL, 0, 0});
                 CHECK(want.st == FP8ATTN_OK, "%s: CPU: %s", c.name, fp8attn_last_error());
-                CHECK(bits(want.descale[0]) == bits(got.descale[b * H + h]), "%s: descale (%d,%d)",
-                      c.name, b, h);
+                CHECK(bits_of_float(want.descale[0]) == bits_of_float(got.descale[b * H + h]),
+                      "%s: descale (%d,%d)", c.name, b, h);
                 for (k = 0; k < (int64_t)S * D; k++)
                     CHECK(want.out[k] == got.out[base + k], "%s: (%d,%d) code %lld", c.name, b, h,
                           (long long)k);
