@@ -67,9 +67,14 @@ int main(void)
     expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128" : "fp8attn_mma_hd128_m128");
     p = problem(1, 8, 16384, 256);
     expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd256" : "fp8attn_mma_hd256_m64");
-    if (hopper) { /* named, wgmma runs any size */
+    /* hd64 whose 128-row tiles fit in one wave (64 tiles, fewer than any sm_90 part has SMs):
+     * the 128-row instance; at (1,32,16384,64) above, the 192-row one */
+    if (hopper) {
+        p = problem(1, 4, 2048, 64);
+        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_m128");
+        /* named, wgmma runs any size */
         p = problem(1, 8, 512, 64);
-        expect_kernel(&p, "wgmma", "fp8attn_wgmma_hd64");
+        expect_kernel(&p, "wgmma", "fp8attn_wgmma_hd64_m128");
     }
     /* forced tiles, whatever the size */
     p = problem(1, 8, 512, 128);

@@ -75,8 +75,10 @@ fi
 # a lone middle tile), seqlen_q > seqlen_k (tiles whose rows see no key, skipped within a block's
 # walk), GQA 16 (the V^T workspace path) and 1 (not).
 # (2,16,16,1500,300,256) runs the hd256 kernel that transposes V itself, with or without the
-# tool's workspace (12 repeats < 32). That kernel still runs one block per tile (kernel.cuh says
-# why); this is the problem that will check its walk once it is persistent.
+# tool's workspace (12 repeats < 32): the walk of a producer without a loader warp.
+# hd64 problems whose 128-row tiles fit in one wave run the 128-row instance (wgmma_hd64_m128.cu),
+# the others the 192-row one: on an H100 (132 SMs) the first above are all but (1,8,2,4097,64,64),
+# which with the problems here runs the second.
 if [ "$variant" = wgmma ]; then
     many=(--shape 4,16,1,1000,1000,64 --shape 2,16,16,1000,1000,64 --shape 3,16,4,777,1000,128
           --shape 2,16,16,1500,300,128 --shape 2,16,2,1500,300,256 --shape 2,16,16,1500,300,256)

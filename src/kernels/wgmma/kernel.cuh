@@ -34,9 +34,6 @@
 #ifndef WGMMA_PERSISTENT
 #define WGMMA_PERSISTENT 1 /* 0: one block per unit (for A/B measurements) */
 #endif
-#ifndef WGMMA_PERSIST_NO_LOADER
-#define WGMMA_PERSIST_NO_LOADER 0 /* 1: persistent also without a loader warp (wgmma_launch) */
-#endif
 
 template <class C, bool OVERLAP, bool PINGPONG, bool PRE_VT>
 __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
@@ -68,8 +65,7 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
  * NULL, at least fp8attn_wgmma_vt_bytes(p) bytes, checked by the caller) V^T is written there
  * first and the "_vt" kernel k runs; otherwise the kernel that transposes in shared memory.
  * Causal problems of at least two waves pair their query tiles (scheduler.cuh); the grid is one
- * block per SM, or one per unit where there are fewer (and for now always one per unit for a
- * producer without a loader warp, below). */
+ * block per SM, or one per unit where there are fewer. */
 template <class C>
 static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8attn_params_t *p,
                                      void *vt, int sm_count, fp8attn_stream_t stream)
@@ -86,12 +82,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     }
     const int64_t tiles = (int64_t)wp.n_q_tiles * p->h_q * p->batch; /* < 2^31: pick() */
     const int64_t slots = sm_count > 0 ? sm_count : 1;
-    /* Not yet for a producer without a loader warp (hd256 without a workspace): its walk over
-     * several tiles (produce(), the last branch) has not been through the GPU matrix yet, so
-     * those launches keep one block per tile unless a build sets WGMMA_PERSIST_NO_LOADER=1 (to
-     * run that check). */
-    const bool persist =
-        WGMMA_PERSISTENT && (C::VT_GLOBAL || C::LOADER_WARP || WGMMA_PERSIST_NO_LOADER);
+    const bool persist = WGMMA_PERSISTENT;
     wp.pair_tiles = persist && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
     wp.n_units = (int32_t)(wp.pair_tiles ? (int64_t)(wp.n_q_tiles + 1) / 2 * p->h_q * p->batch
                                          : tiles);

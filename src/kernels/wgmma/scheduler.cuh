@@ -1,8 +1,7 @@
 /* Tile scheduler: which (query tile, query head, batch) tiles a block computes, in which order,
  * and how many key tiles each visits.
  *
- * The grid is persistent: at most one block per SM (the launch picks min(units, SMs); one kernel,
- * hd256 without a workspace, still gets one block per unit, kernel.cuh says why), and block
+ * The grid is persistent: at most one block per SM (the launch picks min(units, SMs)), and block
  * i takes work units i, i + gridDim.x, i + 2 gridDim.x, ... A block's producer loads the next
  * tile's Q and first K tile while its consumers finish the current tile, so the prologue and
  * epilogue of a tile (barrier set-up, the first loads' latency, the last P.V, the stores) overlap

@@ -1,6 +1,7 @@
 /* Variant "wgmma": which problems the Hopper kernels run (E4M3 inputs on sm_90 with this build's
- * sm_90a image, strides TMA can encode), which instance (one per head dim, wgmma_hd<D>.cu) runs
- * them, and whether V^T goes through the workspace (use_vt_pass). */
+ * sm_90a image, strides TMA can encode), which instance runs them (one per head dim,
+ * wgmma_hd<D>.cu, and for hd64 a second one for one-wave problems, wgmma_hd64_m128.cu), and
+ * whether V^T goes through the workspace (use_vt_pass). */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -18,6 +19,11 @@
 WGMMA_DECLARE(hd64)
 WGMMA_DECLARE(hd128)
 WGMMA_DECLARE(hd256)
+WGMMA_DECLARE(hd64_m128)
+
+#ifndef WGMMA_HD64_ONE_WAVE
+#define WGMMA_HD64_ONE_WAVE 1 /* 0: hd64_m128 never picked (A/B builds) */
+#endif
 
 typedef struct {
     const fp8attn_kernel_entry_t *(*entry)(void);    /* V transposed in shared memory */
@@ -25,15 +31,18 @@ typedef struct {
     const int *rows; /* query rows per block */
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt, int sm_count,
                                fp8attn_stream_t s);
+    int one_wave; /* 1: runs only problems whose grid of this instance fits in one wave */
 } wgmma_instance_t;
 
 static const wgmma_instance_t k_instances[] = {
     {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, &fp8attn_wgmma_rows_hd64,
-     fp8attn_wgmma_launch_hd64},
+     fp8attn_wgmma_launch_hd64, 0},
     {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, &fp8attn_wgmma_rows_hd128,
-     fp8attn_wgmma_launch_hd128},
+     fp8attn_wgmma_launch_hd128, 0},
     {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
-     fp8attn_wgmma_launch_hd256},
+     fp8attn_wgmma_launch_hd256, 0},
+    {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
+     &fp8attn_wgmma_rows_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE},
 };
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
 
@@ -47,18 +56,32 @@ extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_kernel(int index)
     return index == 2 * N_INSTANCES ? fp8attn_wgmma_entry_vt_prepass() : NULL;
 }
 
-/* The instance compiled for head_dim d, or NULL. */
+/* The general instance compiled for head_dim d (the one for problems of any size), or NULL. */
 static const wgmma_instance_t *instance_for(int d)
 {
     for (int i = 0; i < N_INSTANCES; i++)
-        if (k_instances[i].entry()->head_dim == d) return &k_instances[i];
+        if (!k_instances[i].one_wave && k_instances[i].entry()->head_dim == d)
+            return &k_instances[i];
     return NULL;
 }
 
-/* Blocks of a launch of `in` for p: batch x h_q x query tiles. */
+/* Query tiles of `in` for p: batch x h_q x ceil(seqlen_q / rows). */
 static int64_t grid_of(const wgmma_instance_t *in, const fp8attn_params_t *p)
 {
     return (((int64_t)p->seqlen_q + *in->rows - 1) / *in->rows) * p->h_q * p->batch;
+}
+
+/* The instance that runs p on a device of sm_count SMs: a one-wave instance of p's head dim where
+ * its tiles fit in one wave, else the general one. A one-wave problem finishes when its slowest
+ * block does, so smaller blocks over more SMs win there, and lose once every SM runs several
+ * (hd64: docs/PERF.md w12). */
+static const wgmma_instance_t *instance_for_problem(const fp8attn_params_t *p, int sm_count)
+{
+    for (int i = 0; i < N_INSTANCES; i++)
+        if (k_instances[i].one_wave && k_instances[i].entry()->head_dim == p->head_dim &&
+            grid_of(&k_instances[i], p) <= sm_count)
+            return &k_instances[i];
+    return instance_for(p->head_dim);
 }
 
 /* The instance for the problem, or NULL with *st saying why none can run it here. */
@@ -88,7 +111,7 @@ static const wgmma_instance_t *pick(const fp8attn_params_t *p, const fp8attn_dev
         return NULL;
     }
     if ((*st = fp8attn_wgmma_check_strides(p)) != FP8ATTN_OK) return NULL;
-    const wgmma_instance_t *in = instance_for(p->head_dim);
+    const wgmma_instance_t *in = instance_for_problem(p, dev->sm_count);
     if (!in) {
         *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "wgmma: head_dim = %d not compiled",
                            p->head_dim);
@@ -128,9 +151,8 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
  * 11 (hd64 2k) 0.99-1.07; 4 (512 keys) 1.11-1.23. Rule: the pass when the repeats reach 32
  * (and its grid's y = h_kv, z = batch fit in 65535). Not measured: causal problems near the
  * line, and small problems that reach 32 repeats through a large GQA ratio. */
-static bool use_vt_pass(const fp8attn_params_t *p)
+static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in)
 {
-    const wgmma_instance_t *in = instance_for(p->head_dim);
     if (!in || p->h_kv > 65535 || p->batch > 65535) return false;
     const int64_t repeats = ((int64_t)p->seqlen_q + *in->rows - 1) / *in->rows *
                             (p->h_q / p->h_kv);
@@ -139,8 +161,7 @@ static bool use_vt_pass(const fp8attn_params_t *p)
 
 static size_t workspace_size(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
 {
-    (void)dev;
-    return use_vt_pass(p) ? fp8attn_wgmma_vt_bytes(p) : 0;
+    return use_vt_pass(p, instance_for_problem(p, dev->sm_count)) ? fp8attn_wgmma_vt_bytes(p) : 0;
 }
 
 static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
@@ -148,7 +169,7 @@ static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_i
 {
     fp8attn_status_t st;
     const wgmma_instance_t *in = pick(p, dev, &st);
-    return in ? in->launch(p, use_vt_pass(p) ? workspace : NULL, dev->sm_count, stream) : st;
+    return in ? in->launch(p, use_vt_pass(p, in) ? workspace : NULL, dev->sm_count, stream) : st;
 }
 
 static const fp8attn_kernel_entry_t *kernel_for(const fp8attn_params_t *p,
@@ -164,7 +185,7 @@ static const fp8attn_kernel_entry_t *kernel_for_ws(const fp8attn_params_t *p,
                                                    fp8attn_status_t *st)
 {
     const wgmma_instance_t *in = pick(p, dev, st);
-    return in ? (use_vt_pass(p) ? in->entry_vt() : in->entry()) : NULL;
+    return in ? (use_vt_pass(p, in) ? in->entry_vt() : in->entry()) : NULL;
 }
 
 /* The default's choice between wgmma and mma (priority 10) per problem. wgmma's blocks are 128 or

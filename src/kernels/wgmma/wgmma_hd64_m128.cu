@@ -1,0 +1,22 @@
+/* Variant "wgmma", head_dim 64, one-wave problems: 2 consumer warpgroups (128 query rows) x
+ * 128-key tiles, 2 stages. wgmma_hd64.cu's 192-row blocks are faster once a problem fills the GPU
+ * several times over; where the 128-row grid still fits in one wave, more and shorter blocks finish
+ * first (wgmma_variant.cu, instance_for; docs/PERF.md w12). The WGMMA_HD64_M128_* macros may be set
+ * by a build for A/B measurements, as in wgmma_hd64.cu. */
+#include "kernel.cuh"
+
+#ifndef WGMMA_HD64_M128_BN
+#define WGMMA_HD64_M128_BN 128 /* keys per tile */
+#endif
+#ifndef WGMMA_HD64_M128_STAGES
+#define WGMMA_HD64_M128_STAGES 2
+#endif
+#ifndef WGMMA_HD64_M128_PREGS
+#define WGMMA_HD64_M128_PREGS 40 /* producer registers after setmaxnreg; consumers get 232 */
+#endif
+typedef wg_config<64, WGMMA_HD64_M128_BN, WGMMA_HD64_M128_STAGES, 2, WGMMA_HD64_M128_PREGS, 1>
+    wg_cfg_hd64_m128;
+typedef wg_config<64, WGMMA_HD64_M128_BN, WGMMA_HD64_M128_STAGES, 2, WGMMA_HD64_M128_PREGS, 1, true>
+    wg_cfg_hd64_m128_vt;
+FP8ATTN_WGMMA_INSTANCE(hd64_m128, wg_cfg_hd64_m128, wg_cfg_hd64_m128_vt, 1, WGMMA_PINGPONG,
+                       WGMMA_VT_PINGPONG)
