@@ -11,17 +11,6 @@
 #include <math.h>
 
 #include "../ptx.cuh"
-#include "exp2_poly.cuh"
-
-/* WGMMA_EXP2_POLY = k > 0: in each row, one value pair in k takes its 2^x from exp2_poly.cuh (FMA
- * pipe) instead of the MUFU. 0: all on the MUFU. An A/B switch, off until measured. */
-#ifndef WGMMA_EXP2_POLY
-#define WGMMA_EXP2_POLY 0
-#endif
-__device__ __forceinline__ constexpr bool exp2_on_fma(int i)
-{
-    return WGMMA_EXP2_POLY > 0 && i % (WGMMA_EXP2_POLY > 0 ? WGMMA_EXP2_POLY : 1) == WGMMA_EXP2_POLY - 1;
-}
 
 /* Updates m, l; turns s into P (fp32, scaled by 2^8); alpha = factor for the old O rows. */
 template <int N>
@@ -40,15 +29,13 @@ __device__ __forceinline__ void softmax_tile(float (&s)[N], float (&m)[2], float
         alpha[r] = exp2f(m[r] - m_use);
         m[r] = m_new;
         const float off = 8.0f - m_use;
-        const float off_poly = off - 0.5f; /* exp2_poly_shifted takes x - 0.5 */
         float sum = 0.0f;
 #pragma unroll
         for (int i = 0; i < N / 4; i++)
 #pragma unroll
             for (int e = 0; e < 2; e++) {
                 const float x = s[4 * i + 2 * r + e];
-                const float p = exp2_on_fma(i) ? exp2_poly_shifted(fmaf(x, sl2, off_poly))
-                                               : exp2f(fmaf(x, sl2, off));
+                const float p = exp2f(fmaf(x, sl2, off));
                 s[4 * i + 2 * r + e] = p;
                 sum += p;
             }
