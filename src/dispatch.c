@@ -41,11 +41,27 @@ static const fp8attn_variant_t *find_variant(const char *name)
     return NULL;
 }
 
-/* Compute capability, shared-memory limit and SM count of `device` (which must exist). */
-static fp8attn_status_t query_device(int device, fp8attn_device_info_t *info)
+/* Compute capability, shared-memory limit and SM count of `device` (which must exist), queried
+ * from the runtime once per device and kept: they cannot change while the process runs, and four
+ * cudaDeviceGetAttribute calls cost about a microsecond on every attention call otherwise.
+ * Each slot is published with a release store of `ready` after its fields are written and read
+ * after an acquire load, so a thread never sees a half-written slot; two threads that miss at
+ * once both query and write the same values. Devices past the table are queried every time. */
+#define DEVICE_CACHE_SLOTS 64
+static struct {
+    fp8attn_device_info_t info;
+    int ready;
+} g_devices[DEVICE_CACHE_SLOTS];
+
+fp8attn_status_t fp8attn_device_query(int device, fp8attn_device_info_t *info)
 {
     int v = 0;
     cudaError_t e;
+    const int cached = device >= 0 && device < DEVICE_CACHE_SLOTS;
+    if (cached && __atomic_load_n(&g_devices[device].ready, __ATOMIC_ACQUIRE)) {
+        *info = g_devices[device].info;
+        return FP8ATTN_OK;
+    }
     memset(info, 0, sizeof *info);
     if ((e = cudaDeviceGetAttribute(&info->cc_major, cudaDevAttrComputeCapabilityMajor, device)) ||
         (e = cudaDeviceGetAttribute(&info->cc_minor, cudaDevAttrComputeCapabilityMinor, device)) ||
@@ -53,12 +69,17 @@ static fp8attn_status_t query_device(int device, fp8attn_device_info_t *info)
         (e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)))
         return fp8attn_fail(FP8ATTN_ERR_CUDA, "cudaDeviceGetAttribute(device %d): %s", device,
                             cudaGetErrorString(e));
+    if (info->sm_count < 1) info->sm_count = 1;
     info->smem_optin = (size_t)v;
     info->ordinal = device;
+    if (cached && !__atomic_load_n(&g_devices[device].ready, __ATOMIC_ACQUIRE)) {
+        g_devices[device].info = *info;
+        __atomic_store_n(&g_devices[device].ready, 1, __ATOMIC_RELEASE);
+    }
     return FP8ATTN_OK;
 }
 
-/* Like query_device, for a caller-chosen device number (checked against the device count). */
+/* Like fp8attn_device_query, for a caller-chosen device number (checked against the device count). */
 static fp8attn_status_t device_info(int device, fp8attn_device_info_t *info)
 {
     int count = 0;
@@ -69,7 +90,7 @@ static fp8attn_status_t device_info(int device, fp8attn_device_info_t *info)
     if (device < 0 || device >= count)
         return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "device = %d: have %d device(s)", device,
                             count);
-    return query_device(device, info);
+    return fp8attn_device_query(device, info);
 }
 
 /* Does this build hold machine code for the device? Each entry of FP8ATTN_CUDA_ARCHS ("89,90a")
@@ -145,14 +166,14 @@ const char *fp8attn_variant_default(const fp8attn_params_t *p, int device)
     return pick_default(p, &info, &v) == FP8ATTN_OK ? v->name : NULL;
 }
 
-static fp8attn_status_t current_device(fp8attn_device_info_t *info)
+fp8attn_status_t fp8attn_current_device(fp8attn_device_info_t *info)
 {
     int device = 0;
     cudaError_t e = cudaGetDevice(&device);
     if (e != cudaSuccess)
         return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "no usable CUDA device: %s",
                             cudaGetErrorString(e));
-    return query_device(device, info);
+    return fp8attn_device_query(device, info);
 }
 
 /* The variant fp8attn_forward_variant(p, variant, ...) uses on the current device, whose
@@ -163,7 +184,7 @@ static fp8attn_status_t resolve_variant(const fp8attn_params_t *p, const char *v
 {
     fp8attn_status_t st;
     if ((st = fp8attn_validate(p)) != FP8ATTN_OK) return st;
-    if ((st = current_device(info)) != FP8ATTN_OK) return st;
+    if ((st = fp8attn_current_device(info)) != FP8ATTN_OK) return st;
     if (!variant) return pick_default(p, info, out);
     if (!(*out = find_variant(variant)))
         return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "variant = '%s': unknown variant",

@@ -18,6 +18,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "internal.h"
 #include "kernels/kernels.h"
@@ -367,39 +368,15 @@ static const quant_kernel_t k_kernels[3][2][3] = {
 
 /* ---- launch ---- */
 
-/* SM count and compute capability per device, queried once (a runtime query costs ~1 us). A race
- * between threads writes the same values. */
-#define QUANT_MAX_DEVICES 64
-static int g_sm_count[QUANT_MAX_DEVICES], g_cc[QUANT_MAX_DEVICES][2];
-
+/* The current device's properties come from dispatch.c's cache (fp8attn_current_device); its
+ * message is prefixed with this function's name. */
 static fp8attn_status_t device_info(fp8attn_device_info_t *info)
 {
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess)
-        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "fp8attn_quantize_gpu: no usable CUDA device: %s",
-                            cudaGetErrorString(e));
-    if (dev < 0 || dev >= QUANT_MAX_DEVICES)
-        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
-                            "fp8attn_quantize_gpu: device %d: at most %d devices are supported", dev,
-                            QUANT_MAX_DEVICES);
-    if (g_sm_count[dev] == 0) {
-        int sm = 0, major = 0, minor = 0;
-        if ((e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) ||
-            (e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev)) ||
-            (e = cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev)))
-            return fp8attn_fail(FP8ATTN_ERR_CUDA, "fp8attn_quantize_gpu: cudaDeviceGetAttribute(device %d): %s",
-                                dev, cudaGetErrorString(e));
-        g_cc[dev][0] = major;
-        g_cc[dev][1] = minor;
-        g_sm_count[dev] = sm > 0 ? sm : 1;
-    }
-    info->cc_major = g_cc[dev][0];
-    info->cc_minor = g_cc[dev][1];
-    info->sm_count = g_sm_count[dev];
-    info->smem_optin = 0;
-    info->ordinal = dev;
-    return FP8ATTN_OK;
+    char why[256];
+    const fp8attn_status_t st = fp8attn_current_device(info);
+    if (st == FP8ATTN_OK) return FP8ATTN_OK;
+    snprintf(why, sizeof why, "%s", fp8attn_last_error()); /* fp8attn_fail writes that buffer */
+    return fp8attn_fail(st, "fp8attn_quantize_gpu: %s", why);
 }
 
 /* The vector path needs 16-byte aligned loads and stores for every chunk. */
