@@ -93,6 +93,12 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     if (e == cudaSuccess)
         e = cudaLaunchKernel(k->func, dim3((unsigned)grid), dim3(C::THREADS), args, C::SMEM_BYTES,
                              (cudaStream_t)stream);
+#if WGMMA_TRACE
+    if (e == cudaSuccess) {
+        wgmma_trace_dump<<<1, 1, 0, (cudaStream_t)stream>>>(C::CONSUMERS);
+        e = cudaGetLastError();
+    }
+#endif
     if (e != cudaSuccess)
         return fp8attn_fail(FP8ATTN_ERR_CUDA, "wgmma: launching %s: %s", k->symbol,
                             cudaGetErrorString(e));
@@ -101,10 +107,10 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
 
 /* Defines kernel fp8attn_wgmma_<NAME> (configuration CFG: V transposed in shared memory) and
  * fp8attn_wgmma_<NAME>_vt (CFG_VT, a VT_GLOBAL configuration with the same tile: V^T from the
- * workspace; the ring depth and register split may differ), their bodies only in the sm_90a
+ * workspace; the ring depth, register split and overlap switch may differ), their bodies only in the sm_90a
  * image; their table entries fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher
  * fp8attn_wgmma_launch_<NAME>(p, vt, sm_count, stream), which runs the second when vt != NULL. */
-#define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, PINGPONG, PINGPONG_VT)                 \
+#define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)     \
     static_assert(CFG::BM == CFG_VT::BM && CFG::BN == CFG_VT::BN &&                               \
                       CFG::CONSUMERS == CFG_VT::CONSUMERS && CFG_VT::VT_GLOBAL && !CFG::VT_GLOBAL, \
                   "the two kernels of an instance share their tile (the outputs with and "        \
@@ -117,7 +123,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     extern "C" __global__ void __launch_bounds__(CFG_VT::THREADS, 1)                              \
         fp8attn_wgmma_##NAME##_vt(const __grid_constant__ wgmma_params p)                         \
     {                                                                                             \
-        WGMMA_KERNEL_BODY((wgmma_fwd<CFG_VT, OVERLAP, PINGPONG_VT, true>(p)))                     \
+        WGMMA_KERNEL_BODY((wgmma_fwd<CFG_VT, OVERLAP_VT, PINGPONG_VT, true>(p)))                  \
     }                                                                                             \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME(void)                     \
     {                                                                                             \

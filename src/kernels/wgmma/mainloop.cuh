@@ -17,6 +17,7 @@
 #include "load.cuh"
 #include "mask.cuh"
 #include "softmax.cuh"
+#include "trace.cuh"
 
 /* Named barriers 1 and 2 (0 is __syncthreads): consumer c waits on 1 + c before issuing, then
  * lets the other one go. 256 = both consumers' threads (128 sync + 128 arrive). */
@@ -112,24 +113,29 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 const int st = (g + j) % C::STAGES, sp = (g + j - 1) % C::STAGES;
                 const uint32_t ph = ring_phase<C>(g + j);
                 const uint32_t pp = ring_phase<C>(g + j - 1);
+                trace_stamp(c, wtid, g + j, 0);
                 mbar_wait(sm.k_full(st), ph);
                 mbar_wait(sm.vt_full(sp), pp);
                 float s[C::BN / 2];
                 turn_wait<PINGPONG>(c);
+                trace_stamp(c, wtid, g + j, 1);
                 wgmma_fence();
                 issue_qk<C>(s, sm.q, sm.k_tile(st), c);
                 wgmma_commit();
                 issue_pv<C>(o, pa, sm.vt_tile(sp));
                 wgmma_commit();
                 turn_pass<PINGPONG>(c);
+                trace_stamp(c, wtid, g + j, 2);
                 wgmma_wait<1>(); /* S_j done; P_{j-1}.V_{j-1} may still run */
                 reg_fence(s);
+                trace_stamp(c, wtid, g + j, 3);
                 release(sm.k_empty(st), lane);
                 if (j == n - 1) release(sm.q_empty(), lane);
                 mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
                 softmax_tile(s, m, l, sl2, alpha);
                 reg_fence(s); /* keeps the softmax ahead of the wait: it must run under P.V */
                 reg_fence(l);
+                trace_stamp(c, wtid, g + j, 4);
                 wgmma_wait<0>(); /* ptxas hoists this into the row-max code (FA3's SASS shows the
                                   * same); a conditional wait would keep it here but makes ptxas
                                   * serialise every wgmma (C7514), which is slower */
@@ -141,6 +147,8 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 if (!SKIP_RESCALE || __any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f))
                     rescale_o(o, alpha);
                 pack_p(s, pa);
+                if (WGMMA_TRACE) reg_fence(pa); /* the stamp after the packing */
+                trace_stamp(c, wtid, g + j, 5);
             }
             /* the last tile's P.V */
             const int sl = (g + n - 1) % C::STAGES;

@@ -37,5 +37,8 @@ typedef wg_config<64, WGMMA_HD64_VT_BN, WGMMA_HD64_VT_STAGES, WGMMA_HD64_CONSUME
 #ifndef WGMMA_HD64_OVERLAP
 #define WGMMA_HD64_OVERLAP 1 /* next tile's S = Q.K^T issued with this tile's P.V */
 #endif
-FP8ATTN_WGMMA_INSTANCE(hd64, wg_cfg_hd64, wg_cfg_hd64_vt, WGMMA_HD64_OVERLAP, WGMMA_PINGPONG,
-                       WGMMA_VT_PINGPONG)
+#ifndef WGMMA_HD64_VT_OVERLAP
+#define WGMMA_HD64_VT_OVERLAP WGMMA_HD64_OVERLAP
+#endif
+FP8ATTN_WGMMA_INSTANCE(hd64, wg_cfg_hd64, wg_cfg_hd64_vt, WGMMA_HD64_OVERLAP,
+                       WGMMA_HD64_VT_OVERLAP, WGMMA_PINGPONG, WGMMA_VT_PINGPONG)

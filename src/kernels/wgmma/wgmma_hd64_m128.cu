@@ -18,5 +18,5 @@ typedef wg_config<64, WGMMA_HD64_M128_BN, WGMMA_HD64_M128_STAGES, 2, WGMMA_HD64_
     wg_cfg_hd64_m128;
 typedef wg_config<64, WGMMA_HD64_M128_BN, WGMMA_HD64_M128_STAGES, 2, WGMMA_HD64_M128_PREGS, 1, true>
     wg_cfg_hd64_m128_vt;
-FP8ATTN_WGMMA_INSTANCE(hd64_m128, wg_cfg_hd64_m128, wg_cfg_hd64_m128_vt, 1, WGMMA_PINGPONG,
+FP8ATTN_WGMMA_INSTANCE(hd64_m128, wg_cfg_hd64_m128, wg_cfg_hd64_m128_vt, 1, 1, WGMMA_PINGPONG,
                        WGMMA_VT_PINGPONG)

@@ -1,0 +1,57 @@
+/* Diagnostics, compiled only into builds with -DWGMMA_TRACE=1 (CMake:
+ * -DFP8ATTN_WGMMA_FLAGS=-DWGMMA_TRACE=1): SM clock stamps at the phases of the consumers' key-tile
+ * loop (mainloop.cuh), for thread 0 of each consumer warpgroup of the first TRACE_BLOCKS blocks,
+ * printed with device printf when the block finishes. Run one call (bench --iters 1 --warmup 0)
+ * and read the phases as differences of stamps. Off by default: nothing here reaches the kernels. */
+#ifndef FP8ATTN_WGMMA_TRACE_CUH
+#define FP8ATTN_WGMMA_TRACE_CUH
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef WGMMA_TRACE
+#define WGMMA_TRACE 0
+#endif
+
+#define TRACE_BLOCKS 2
+#define TRACE_TILES 40
+#define TRACE_POINTS 6
+
+#if WGMMA_TRACE
+static __device__ uint64_t g_wg_trace[TRACE_BLOCKS][3][TRACE_TILES][TRACE_POINTS];
+#endif
+
+/* Stamp `point` of key tile `tile` (the block's count, across its query tiles). */
+__device__ __forceinline__ void trace_stamp(int c, int wtid, int tile, int point)
+{
+#if WGMMA_TRACE
+    if (wtid == 0 && blockIdx.x < TRACE_BLOCKS && tile < TRACE_TILES) {
+        uint64_t t;
+        asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+        g_wg_trace[blockIdx.x][c][tile][point] = t;
+    }
+#else
+    (void)c, (void)wtid, (void)tile, (void)point;
+#endif
+}
+
+/* One line per traced tile: block, consumer, tile, then each point's clock relative to point 0
+ * of the first tile of consumer 0. A kernel of its own, launched after the traced one by the
+ * host launcher (kernel.cuh): a printf inside the traced kernel would make ptxas serialise its
+ * wgmmas (C7510). */
+#if WGMMA_TRACE
+static __global__ void wgmma_trace_dump(int consumers)
+{
+    for (int b = 0; b < TRACE_BLOCKS; b++)
+        for (int c = 0; c < consumers; c++)
+            for (int j = 1; j < TRACE_TILES; j++) {
+                const uint64_t t0 = g_wg_trace[b][0][1][0], *s = g_wg_trace[b][c][j];
+                if (s[0] == 0) continue;
+                printf("TRACE b%d c%d j%d %lld %lld %lld %lld %lld %lld\n", b, c, j,
+                       (long long)(s[0] - t0), (long long)(s[1] - t0), (long long)(s[2] - t0),
+                       (long long)(s[3] - t0), (long long)(s[4] - t0), (long long)(s[5] - t0));
+            }
+}
+#endif
+
+#endif
