@@ -41,6 +41,14 @@ static void expect_kernel(const fp8attn_params_t *p, const char *variant, const 
               p->seqlen_q, p->head_dim, variant ? variant : "default", got);
 }
 
+/* The same with a workspace (fp8attn_forward_ws_kernel), for the default variant. */
+static void expect_ws_kernel(const fp8attn_params_t *p, const char *want)
+{
+    const char *got = fp8attn_forward_ws_kernel(p, NULL, 1);
+    CHECK(got && !strcmp(got, want), "(%d,%d,%d,%d) causal %d with a workspace: kernel %s, want %s",
+          p->batch, p->h_q, p->seqlen_q, p->head_dim, p->causal, got ? got : "NULL", want);
+}
+
 int main(void)
 {
     fp8attn_params_t p;
@@ -75,6 +83,24 @@ int main(void)
         /* named, wgmma runs any size */
         p = problem(1, 8, 512, 64);
         expect_kernel(&p, "wgmma", "fp8attn_wgmma_hd64_m128");
+    }
+    /* with a workspace: V^T written once when a V tile would be transposed often enough
+     * (wgmma_variant.cu, use_vt_pass): 16 times at (8,8,2048,256), 4 at (32,8,512,256); any
+     * sm_90 part has fewer SMs than the 1024 blocks of the first */
+    if (hopper) {
+        p = problem(8, 8, 2048, 256);
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
+        p.causal = 1; /* a causal problem needs twice the repeats and more */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
+        p = problem(32, 8, 512, 256);
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
+        p = problem(1, 16, 16384, 128);
+        p.causal = 1;
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
+        p = problem(8, 32, 2048, 64); /* 11 repeats */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd64_vt");
+        p = problem(1, 8, 2048, 64); /* 16 repeats, but one wave: the pass would not pay */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd64_m128");
     }
     /* forced tiles, whatever the size */
     p = problem(1, 8, 512, 128);

@@ -145,23 +145,36 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
 /* Whether V^T is written to the workspace first (vt_prepass.cu) or each block transposes its
  * V tiles in shared memory. The in-kernel transpose of a V tile is repeated by every block that
  * reads it: query tiles x query heads per kv head times. The pass costs a read and a write of V
- * once. Measured on the H100 (bench with and without --no-workspace, a build that always took
- * the pass; docs/PERF.md w8), time with the pass / time without: 128 repeats (16k keys) 0.87-0.89
- * at hd128 and hd256, 86 (hd64 16k) 0.93; 16 (2k, hd128 and hd256) 0.98-1.01, causal 1.04;
- * 11 (hd64 2k) 0.99-1.07; 4 (512 keys) 1.11-1.23. Rule: the pass when the repeats reach 32
- * (and its grid's y = h_kv, z = batch fit in 65535). Not measured: causal problems near the
- * line, and small problems that reach 32 repeats through a large GQA ratio. */
-static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in)
+ * once, which a causal problem (half the work per V tile) feels twice as much. Measured on the
+ * H100 (bench with builds that always / never took the pass, time with / time without;
+ * docs/PERF.md w8 and w16, the second with hd256's _vt kernel overlapped):
+ *   non-causal: 128 repeats 0.87-0.89 (hd128, hd256), 86 (hd64) 0.93; 16 repeats 0.93 (hd256),
+ *               1.00 (hd128); 11 (hd64) 0.94; 4 (512 keys) 1.18-1.22
+ *   causal:     16 repeats 1.05 (hd256), 1.08 (hd128); 11 (hd64) 1.01; 4: 1.23-1.28
+ * and the one-wave (1,8,2048,64) with 192-row blocks, 11 repeats: 1.06 (w8). Rule: the pass at >= 10 repeats without a
+ * mask on problems of more than one wave, else at >= 32 (and where its grid's y = h_kv, z = batch
+ * fit in 65535). Not measured: 5-9 repeats; causal 17-31; small problems that reach the line
+ * through a large GQA ratio. */
+#ifndef WGMMA_VT_MIN_REPEATS
+#define WGMMA_VT_MIN_REPEATS 10 /* non-causal, more than one wave (A/B builds may set it) */
+#endif
+#ifndef WGMMA_VT_MIN_REPEATS_OTHER
+#define WGMMA_VT_MIN_REPEATS_OTHER 32 /* causal, or one wave */
+#endif
+static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count)
 {
     if (!in || p->h_kv > 65535 || p->batch > 65535) return false;
     const int64_t repeats = ((int64_t)p->seqlen_q + *in->rows - 1) / *in->rows *
                             (p->h_q / p->h_kv);
-    return repeats >= 32;
+    const bool waves = grid_of(in, p) > sm_count;
+    return repeats >= (!p->causal && waves ? WGMMA_VT_MIN_REPEATS : WGMMA_VT_MIN_REPEATS_OTHER);
 }
 
 static size_t workspace_size(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
 {
-    return use_vt_pass(p, instance_for_problem(p, dev->sm_count)) ? fp8attn_wgmma_vt_bytes(p) : 0;
+    return use_vt_pass(p, instance_for_problem(p, dev->sm_count), dev->sm_count)
+               ? fp8attn_wgmma_vt_bytes(p)
+               : 0;
 }
 
 static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
@@ -169,7 +182,9 @@ static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_i
 {
     fp8attn_status_t st;
     const wgmma_instance_t *in = pick(p, dev, &st);
-    return in ? in->launch(p, use_vt_pass(p, in) ? workspace : NULL, dev->sm_count, stream) : st;
+    return in ? in->launch(p, use_vt_pass(p, in, dev->sm_count) ? workspace : NULL, dev->sm_count,
+                           stream)
+              : st;
 }
 
 static const fp8attn_kernel_entry_t *kernel_for(const fp8attn_params_t *p,
@@ -185,7 +200,7 @@ static const fp8attn_kernel_entry_t *kernel_for_ws(const fp8attn_params_t *p,
                                                    fp8attn_status_t *st)
 {
     const wgmma_instance_t *in = pick(p, dev, st);
-    return in ? (use_vt_pass(p, in) ? in->entry_vt() : in->entry()) : NULL;
+    return in ? (use_vt_pass(p, in, dev->sm_count) ? in->entry_vt() : in->entry()) : NULL;
 }
 
 /* The default's choice between wgmma and mma (priority 10) per problem. wgmma's blocks are 128 or
