@@ -41,6 +41,11 @@ __device__ __forceinline__ void release(uint32_t bar, int lane)
 
 /* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
  * qi-th (parity of q_full). */
+#ifndef WGMMA_EARLY_TEST
+#define WGMMA_EARLY_TEST 0
+#endif
+static constexpr bool EARLY_TEST = WGMMA_EARLY_TEST;
+
 template <class C, bool OVERLAP, bool PINGPONG, bool SKIP_RESCALE>
 __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_smem<C> &sm,
                                              const wg_tile &t, int c, int wtid, int g, int qi)
@@ -109,13 +114,16 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
             mask_tile<C>(s0, 0, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
             softmax_tile(s0, m, l, sl2, alpha);
             pack_p(s0, pa);
+            uint32_t ready = 0; /* this tile's two stages were seen full during the last one */
             for (int j = 1; j < n; j++) {
                 const int st = (g + j) % C::STAGES, sp = (g + j - 1) % C::STAGES;
                 const uint32_t ph = ring_phase<C>(g + j);
                 const uint32_t pp = ring_phase<C>(g + j - 1);
                 trace_stamp(c, wtid, g + j, 0);
-                mbar_wait(sm.k_full(st), ph);
-                mbar_wait(sm.vt_full(sp), pp);
+                if (!ready) {
+                    mbar_wait(sm.k_full(st), ph);
+                    mbar_wait(sm.vt_full(sp), pp);
+                }
                 float s[C::BN / 2];
                 turn_wait<PINGPONG>(c);
                 trace_stamp(c, wtid, g + j, 1);
@@ -131,6 +139,11 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 trace_stamp(c, wtid, g + j, 3);
                 release(sm.k_empty(st), lane);
                 if (j == n - 1) release(sm.q_empty(), lane);
+                /* EARLY_TEST: look at the next tile's stages now, so the barrier round trip runs
+                 * under the softmax instead of before the next issue */
+                if (EARLY_TEST) /* past the last tile the result is never read */
+                    ready = mbar_test(sm.k_full((g + j + 1) % C::STAGES), ring_phase<C>(g + j + 1)) &
+                            mbar_test(sm.vt_full(st), ph);
                 mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
                 softmax_tile(s, m, l, sl2, alpha);
                 reg_fence(s); /* keeps the softmax ahead of the wait: it must run under P.V */

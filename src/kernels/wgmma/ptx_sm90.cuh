@@ -56,6 +56,24 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
         : "memory");
 }
 
+/* mbarrier.test_wait.parity: 1 if the phase of the given parity has completed, else 0; never
+ * blocks (PTX ISA: "mbarrier.test_wait/mbarrier.try_wait"). Like try_wait, a completed test
+ * acquires: the memory the phase released is visible to this thread's later reads. */
+__device__ __forceinline__ uint32_t mbar_test(uint32_t bar, uint32_t parity)
+{
+    uint32_t r;
+    asm volatile(
+        "{\n"
+        ".reg .pred done;\n"
+        "mbarrier.test_wait.parity.shared::cta.b64 done, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, done;\n"
+        "}\n"
+        : "=r"(r)
+        : "r"(bar), "r"(parity)
+        : "memory");
+    return r;
+}
+
 /* ---- TMA (the bulk tensor copy engine). PTX ISA: "Data Movement and Conversion Instructions:
  * cp.async.bulk.tensor". */
 
