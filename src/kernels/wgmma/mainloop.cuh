@@ -41,8 +41,12 @@ __device__ __forceinline__ void release(uint32_t bar, int lane)
 
 /* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
  * qi-th (parity of q_full). */
+/* EARLY_TEST: during tile j's softmax, test (mbarrier.test_wait, never blocking) whether the
+ * stages tile j + 1 issues from are full; if so, skip the blocking waits before that issue. The
+ * barrier round trip then runs under the softmax: H100 +2-3 % at hd128, +0.5 % at hd256, +0-1 %
+ * at hd64 (docs/PERF.md w17). 0: the blocking waits only (A/B builds). */
 #ifndef WGMMA_EARLY_TEST
-#define WGMMA_EARLY_TEST 0
+#define WGMMA_EARLY_TEST 1
 #endif
 static constexpr bool EARLY_TEST = WGMMA_EARLY_TEST;
 
