@@ -44,13 +44,14 @@ static const fp8attn_variant_t *find_variant(const char *name)
 /* Compute capability, shared-memory limit and SM count of `device` (which must exist), queried
  * from the runtime once per device and kept: they cannot change while the process runs, and four
  * cudaDeviceGetAttribute calls cost about a microsecond on every attention call otherwise.
- * Each slot is published with a release store of `ready` after its fields are written and read
- * after an acquire load, so a thread never sees a half-written slot; two threads that miss at
- * once both query and write the same values. Devices past the table are queried every time. */
+ * A slot's state goes 0 (empty) -> 1 (one thread writing) -> 2 (ready): the thread that wins the
+ * compare-and-swap from 0 writes the fields, then publishes them with a release store of 2; a
+ * reader uses them only after an acquire load sees 2. Threads that miss meanwhile query for
+ * themselves and write nothing. Devices past the table are queried every time. */
 #define DEVICE_CACHE_SLOTS 64
 static struct {
     fp8attn_device_info_t info;
-    int ready;
+    int state;
 } g_devices[DEVICE_CACHE_SLOTS];
 
 fp8attn_status_t fp8attn_device_query(int device, fp8attn_device_info_t *info)
@@ -58,7 +59,8 @@ fp8attn_status_t fp8attn_device_query(int device, fp8attn_device_info_t *info)
     int v = 0;
     cudaError_t e;
     const int cached = device >= 0 && device < DEVICE_CACHE_SLOTS;
-    if (cached && __atomic_load_n(&g_devices[device].ready, __ATOMIC_ACQUIRE)) {
+    int empty = 0;
+    if (cached && __atomic_load_n(&g_devices[device].state, __ATOMIC_ACQUIRE) == 2) {
         *info = g_devices[device].info;
         return FP8ATTN_OK;
     }
@@ -72,9 +74,10 @@ fp8attn_status_t fp8attn_device_query(int device, fp8attn_device_info_t *info)
     if (info->sm_count < 1) info->sm_count = 1;
     info->smem_optin = (size_t)v;
     info->ordinal = device;
-    if (cached && !__atomic_load_n(&g_devices[device].ready, __ATOMIC_ACQUIRE)) {
+    if (cached && __atomic_compare_exchange_n(&g_devices[device].state, &empty, 1, 0,
+                                              __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         g_devices[device].info = *info;
-        __atomic_store_n(&g_devices[device].ready, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&g_devices[device].state, 2, __ATOMIC_RELEASE);
     }
     return FP8ATTN_OK;
 }
