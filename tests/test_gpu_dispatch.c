@@ -90,7 +90,7 @@ int main(void)
     if (hopper) {
         p = problem(8, 8, 2048, 256);
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
-        p.causal = 1; /* a causal problem needs twice the repeats and more */
+        p.causal = 1; /* causal: 32 repeats needed */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
         p = problem(32, 8, 512, 256);
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");

@@ -107,8 +107,8 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
 
 /* Defines kernel fp8attn_wgmma_<NAME> (configuration CFG: V transposed in shared memory) and
  * fp8attn_wgmma_<NAME>_vt (CFG_VT, a VT_GLOBAL configuration with the same tile: V^T from the
- * workspace; the ring depth, register split and overlap switch may differ), their bodies only in the sm_90a
- * image; their table entries fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher
+ * workspace; the ring depth, register split and overlap switch may differ), their bodies only in
+ * the sm_90a image; their table entries fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher
  * fp8attn_wgmma_launch_<NAME>(p, vt, sm_count, stream), which runs the second when vt != NULL. */
 #define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)     \
     static_assert(CFG::BM == CFG_VT::BM && CFG::BN == CFG_VT::BN &&                               \

@@ -1,6 +1,7 @@
 /* Variant "wgmma", head_dim 256: 2 consumer warpgroups (128 query rows) x 128-key tiles, 2 stages.
- * The _vt kernel has the intra-warpgroup overlap; the kernel that transposes V has not: its
- * producer needs the registers (64-key tiles with overlap: QK^T at N = 64 is shared-memory bound).
+ * The _vt kernel has the intra-warpgroup overlap. The kernel that transposes V has not, because
+ * its transposer warps need the registers the overlap would take. (64-key tiles would leave room
+ * for the overlap, but QK^T at N = 64 is shared-memory bound.)
  * The WGMMA_HD256_* macros may be set by a build for A/B measurements (CMake:
  * -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_HD256_BN=..."); nvcc splits -D values at commas, hence one each. */
 #include "kernel.cuh"
