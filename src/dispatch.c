@@ -82,7 +82,8 @@ fp8attn_status_t fp8attn_device_query(int device, fp8attn_device_info_t *info)
     return FP8ATTN_OK;
 }
 
-/* Like fp8attn_device_query, for a caller-chosen device number (checked against the device count). */
+/* Like fp8attn_device_query, for a caller-chosen device number (checked against the device
+ * count). */
 static fp8attn_status_t device_info(int device, fp8attn_device_info_t *info)
 {
     int count = 0;

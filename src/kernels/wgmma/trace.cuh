@@ -1,8 +1,11 @@
 /* Diagnostics, compiled only into builds with -DWGMMA_TRACE=1 (CMake:
  * -DFP8ATTN_WGMMA_FLAGS=-DWGMMA_TRACE=1): SM clock stamps at the phases of the consumers' key-tile
  * loop (mainloop.cuh), for thread 0 of each consumer warpgroup of the first TRACE_BLOCKS blocks,
- * printed with device printf when the block finishes. Run one call (bench --iters 1 --warmup 0)
- * and read the phases as differences of stamps. Off by default: nothing here reaches the kernels. */
+ * printed by a one-thread kernel launched after each traced call. Run one call (bench --iters 1
+ * --warmup 1) and read the phases as differences of stamps; the dump's printf makes timed runs of
+ * a traced build meaningless. The stamps' stores keep ptxas from hoisting wgmma.wait_group 0, so
+ * a traced kernel runs that wait after the softmax (docs/PERF.md w16). Off by default: nothing
+ * here reaches the kernels. */
 #ifndef FP8ATTN_WGMMA_TRACE_CUH
 #define FP8ATTN_WGMMA_TRACE_CUH
 
@@ -36,7 +39,7 @@ __device__ __forceinline__ void trace_stamp(int c, int wtid, int tile, int point
 }
 
 /* One line per traced tile: block, consumer, tile, then each point's clock relative to point 0
- * of the first tile of consumer 0. A kernel of its own, launched after the traced one by the
+ * of the first traced tile (1) of consumer 0. A kernel of its own, launched after the traced one by the
  * host launcher (kernel.cuh): a printf inside the traced kernel would make ptxas serialise its
  * wgmmas (C7510). */
 #if WGMMA_TRACE

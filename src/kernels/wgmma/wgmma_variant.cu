@@ -151,9 +151,9 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
  *   non-causal: 128 repeats 0.87-0.89 (hd128, hd256), 86 (hd64) 0.93; 16 repeats 0.93 (hd256),
  *               1.00 (hd128); 11 (hd64) 0.94; 4 (512 keys) 1.18-1.22
  *   causal:     16 repeats 1.05 (hd256), 1.08 (hd128); 11 (hd64) 1.01; 4: 1.23-1.28
- * and the one-wave (1,8,2048,64) with 192-row blocks, 11 repeats: 1.06 (w8). Rule: the pass at >= 10 repeats without a
- * mask on problems of more than one wave, else at >= 32 (and where its grid's y = h_kv, z = batch
- * fit in 65535). Not measured: 5-9 repeats; causal 17-31; small problems that reach the line
+ * and the one-wave (1,8,2048,64) with 192-row blocks, 11 repeats: 1.06 (w8). Rule: the pass at
+ * >= 10 repeats without a mask on problems of more than one wave, else at >= 32 (and where its
+ * grid's y = h_kv, z = batch fit in 65535). Not measured: 5-9 repeats; causal 17-31; small problems that reach the line
  * through a large GQA ratio. */
 #ifndef WGMMA_VT_MIN_REPEATS
 #define WGMMA_VT_MIN_REPEATS 10 /* non-causal, more than one wave (A/B builds may set it) */
