@@ -54,7 +54,7 @@ static struct {
     int state;
 } g_devices[DEVICE_CACHE_SLOTS];
 
-fp8attn_status_t fp8attn_device_query(int device, fp8attn_device_info_t *info)
+fp8attn_status_t fp8attn_device_query(int device, const char *prefix, fp8attn_device_info_t *info)
 {
     int v = 0;
     cudaError_t e;
@@ -69,8 +69,8 @@ fp8attn_status_t fp8attn_device_query(int device, fp8attn_device_info_t *info)
         (e = cudaDeviceGetAttribute(&info->cc_minor, cudaDevAttrComputeCapabilityMinor, device)) ||
         (e = cudaDeviceGetAttribute(&info->sm_count, cudaDevAttrMultiProcessorCount, device)) ||
         (e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)))
-        return fp8attn_fail(FP8ATTN_ERR_CUDA, "cudaDeviceGetAttribute(device %d): %s", device,
-                            cudaGetErrorString(e));
+        return fp8attn_fail(FP8ATTN_ERR_CUDA, "%scudaDeviceGetAttribute(device %d): %s", prefix,
+                            device, cudaGetErrorString(e));
     if (info->sm_count < 1) info->sm_count = 1;
     info->smem_optin = (size_t)v;
     info->ordinal = device;
@@ -94,7 +94,7 @@ static fp8attn_status_t device_info(int device, fp8attn_device_info_t *info)
     if (device < 0 || device >= count)
         return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "device = %d: have %d device(s)", device,
                             count);
-    return fp8attn_device_query(device, info);
+    return fp8attn_device_query(device, "", info);
 }
 
 /* Does this build hold machine code for the device? Each entry of FP8ATTN_CUDA_ARCHS ("89,90a")
@@ -170,14 +170,14 @@ const char *fp8attn_variant_default(const fp8attn_params_t *p, int device)
     return pick_default(p, &info, &v) == FP8ATTN_OK ? v->name : NULL;
 }
 
-fp8attn_status_t fp8attn_current_device(fp8attn_device_info_t *info)
+fp8attn_status_t fp8attn_current_device(const char *prefix, fp8attn_device_info_t *info)
 {
     int device = 0;
     cudaError_t e = cudaGetDevice(&device);
     if (e != cudaSuccess)
-        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "no usable CUDA device: %s",
+        return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "%sno usable CUDA device: %s", prefix,
                             cudaGetErrorString(e));
-    return fp8attn_device_query(device, info);
+    return fp8attn_device_query(device, prefix, info);
 }
 
 /* The variant fp8attn_forward_variant(p, variant, ...) uses on the current device, whose
@@ -188,7 +188,7 @@ static fp8attn_status_t resolve_variant(const fp8attn_params_t *p, const char *v
 {
     fp8attn_status_t st;
     if ((st = fp8attn_validate(p)) != FP8ATTN_OK) return st;
-    if ((st = fp8attn_current_device(info)) != FP8ATTN_OK) return st;
+    if ((st = fp8attn_current_device("", info)) != FP8ATTN_OK) return st;
     if (!variant) return pick_default(p, info, out);
     if (!(*out = find_variant(variant)))
         return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT, "variant = '%s': unknown variant",

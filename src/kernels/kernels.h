@@ -69,9 +69,10 @@ const fp8attn_kernel_entry_t *fp8attn_wgmma_kernel(int index);
 
 /* The properties of `device` (which must exist), queried once per device and cached (dispatch.c);
  * fp8attn_current_device: the same for cudaGetDevice()'s device. FP8ATTN_ERR_CUDA or, for the
- * current device when there is none, FP8ATTN_ERR_NOT_SUPPORTED, with fp8attn_fail()'s message. */
-fp8attn_status_t fp8attn_device_query(int device, fp8attn_device_info_t *info);
-fp8attn_status_t fp8attn_current_device(fp8attn_device_info_t *info);
+ * current device when there is none, FP8ATTN_ERR_NOT_SUPPORTED, with fp8attn_fail()'s message
+ * starting with `prefix` ("" or the caller's name and ": "). */
+fp8attn_status_t fp8attn_device_query(int device, const char *prefix, fp8attn_device_info_t *info);
+fp8attn_status_t fp8attn_current_device(const char *prefix, fp8attn_device_info_t *info);
 
 /* Shared by the families' supports(): FP8ATTN_OK if this build has machine code for the device
  * (see dispatch.c); `who` names the caller in the message. */

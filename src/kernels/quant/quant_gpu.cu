@@ -18,7 +18,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "internal.h"
 #include "kernels/kernels.h"
@@ -368,17 +367,6 @@ static const quant_kernel_t k_kernels[3][2][3] = {
 
 /* ---- launch ---- */
 
-/* The current device's properties come from dispatch.c's cache (fp8attn_current_device); its
- * message is prefixed with this function's name. */
-static fp8attn_status_t device_info(fp8attn_device_info_t *info)
-{
-    char why[256];
-    const fp8attn_status_t st = fp8attn_current_device(info);
-    if (st == FP8ATTN_OK) return FP8ATTN_OK;
-    snprintf(why, sizeof why, "%s", fp8attn_last_error()); /* fp8attn_fail writes that buffer */
-    return fp8attn_fail(st, "fp8attn_quantize_gpu: %s", why);
-}
-
 /* The vector path needs 16-byte aligned loads and stores for every chunk. */
 static int vector_ok(const fp8attn_quant_params_t *p, int64_t elem_bytes)
 {
@@ -422,7 +410,7 @@ extern "C" fp8attn_status_t fp8attn_quant_launch(const fp8attn_quant_params_t *p
     uint64_t rows, n_chunks;
     int vec, cpr;
 
-    if ((st = device_info(&info)) != FP8ATTN_OK) return st;
+    if ((st = fp8attn_current_device("fp8attn_quantize_gpu: ", &info)) != FP8ATTN_OK) return st;
     if ((st = fp8attn_check_arch(&info, "fp8attn_quantize_gpu")) != FP8ATTN_OK) return st;
     if (info.cc_major * 10 + info.cc_minor < 89)
         return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,

@@ -39,8 +39,6 @@ __device__ __forceinline__ void release(uint32_t bar, int lane)
     if (lane == 0) mbar_arrive(bar);
 }
 
-/* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
- * qi-th (parity of q_full). */
 /* EARLY_TEST: during tile j's softmax, test (mbarrier.test_wait, never blocking) whether the
  * stages tile j + 1 issues from are full; if so, skip the blocking waits before that issue. The
  * barrier round trip then runs under the softmax: H100 +2-3 % at hd128, +0.5 % at hd256, +0-1 %
@@ -50,6 +48,8 @@ __device__ __forceinline__ void release(uint32_t bar, int lane)
 #endif
 static constexpr bool EARLY_TEST = WGMMA_EARLY_TEST;
 
+/* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
+ * qi-th (parity of q_full). */
 template <class C, bool OVERLAP, bool PINGPONG, bool SKIP_RESCALE>
 __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_smem<C> &sm,
                                              const wg_tile &t, int c, int wtid, int g, int qi)

@@ -34,8 +34,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[N], float (&m)[2], float
         for (int i = 0; i < N / 4; i++)
 #pragma unroll
             for (int e = 0; e < 2; e++) {
-                const float x = s[4 * i + 2 * r + e];
-                const float p = exp2f(fmaf(x, sl2, off));
+                const float p = exp2f(fmaf(s[4 * i + 2 * r + e], sl2, off));
                 s[4 * i + 2 * r + e] = p;
                 sum += p;
             }

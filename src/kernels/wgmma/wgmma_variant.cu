@@ -65,10 +65,16 @@ static const wgmma_instance_t *instance_for(int d)
     return NULL;
 }
 
-/* Query tiles of `in` for p: batch x h_q x ceil(seqlen_q / rows). */
+/* Query tiles of `in` per head: ceil(seqlen_q / rows). */
+static int64_t q_tiles_of(const wgmma_instance_t *in, const fp8attn_params_t *p)
+{
+    return ((int64_t)p->seqlen_q + *in->rows - 1) / *in->rows;
+}
+
+/* Query tiles of `in` for p: batch x h_q x q_tiles_of. */
 static int64_t grid_of(const wgmma_instance_t *in, const fp8attn_params_t *p)
 {
-    return (((int64_t)p->seqlen_q + *in->rows - 1) / *in->rows) * p->h_q * p->batch;
+    return q_tiles_of(in, p) * p->h_q * p->batch;
 }
 
 /* The instance that runs p on a device of sm_count SMs: a one-wave instance of p's head dim where
@@ -153,8 +159,8 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
  *   causal:     16 repeats 1.05 (hd256), 1.08 (hd128); 11 (hd64) 1.01; 4: 1.23-1.28
  * and the one-wave (1,8,2048,64) with 192-row blocks, 11 repeats: 1.06 (w8). Rule: the pass at
  * >= 10 repeats without a mask on problems of more than one wave, else at >= 32 (and where its
- * grid's y = h_kv, z = batch fit in 65535). Not measured: 5-9 repeats; causal 17-31; small problems that reach the line
- * through a large GQA ratio. */
+ * grid's y = h_kv, z = batch fit in 65535). Not measured: 5-9 repeats; causal 17-31; small
+ * problems that reach the line through a large GQA ratio. */
 #ifndef WGMMA_VT_MIN_REPEATS
 #define WGMMA_VT_MIN_REPEATS 10 /* non-causal, more than one wave (A/B builds may set it) */
 #endif
@@ -164,8 +170,7 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
 static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count)
 {
     if (!in || p->h_kv > 65535 || p->batch > 65535) return false;
-    const int64_t repeats = ((int64_t)p->seqlen_q + *in->rows - 1) / *in->rows *
-                            (p->h_q / p->h_kv);
+    const int64_t repeats = q_tiles_of(in, p) * (p->h_q / p->h_kv);
     const bool waves = grid_of(in, p) > sm_count;
     return repeats >= (!p->causal && waves ? WGMMA_VT_MIN_REPEATS : WGMMA_VT_MIN_REPEATS_OTHER);
 }
