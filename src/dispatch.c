@@ -48,17 +48,16 @@ static const fp8attn_variant_t *find_variant(const char *name)
  * compare-and-swap from 0 writes the fields, then publishes them with a release store of 2; a
  * reader uses them only after an acquire load sees 2. Threads that miss meanwhile query for
  * themselves and write nothing. Devices past the table are queried every time. */
-#define DEVICE_CACHE_SLOTS 64
 static struct {
     fp8attn_device_info_t info;
     int state;
-} g_devices[DEVICE_CACHE_SLOTS];
+} g_devices[FP8ATTN_CACHED_DEVICES];
 
 fp8attn_status_t fp8attn_device_query(int device, const char *prefix, fp8attn_device_info_t *info)
 {
     int v = 0;
     cudaError_t e;
-    const int cached = device >= 0 && device < DEVICE_CACHE_SLOTS;
+    const int cached = device >= 0 && device < FP8ATTN_CACHED_DEVICES;
     int empty = 0;
     if (cached && __atomic_load_n(&g_devices[device].state, __ATOMIC_ACQUIRE) == 2) {
         *info = g_devices[device].info;

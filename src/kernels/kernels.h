@@ -13,7 +13,7 @@ extern "C" {
 typedef struct fp8attn_device_info {
     int cc_major, cc_minor; /* compute capability */
     size_t smem_optin;      /* max dynamic shared memory per block after opt-in */
-    int sm_count;           /* streaming multiprocessors */
+    int sm_count;           /* streaming multiprocessors, >= 1 */
     int ordinal;            /* CUDA device number */
 } fp8attn_device_info_t;
 
@@ -30,7 +30,8 @@ typedef struct fp8attn_variant {
     fp8attn_status_t (*supports)(const fp8attn_params_t *p, const fp8attn_device_info_t *dev);
     /* Launch on stream; p already validated and supported on dev. Checks the launch.
      * workspace: NULL, or device scratch of at least workspace_size(p, dev) bytes (checked by
-     * the caller) that the variant may use as it likes during the call. */
+     * the caller) that the variant may use as it likes during the call; the caller passes it
+     * only when workspace_size(p, dev) > 0. */
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
                                void *workspace, fp8attn_stream_t stream);
     /* The kernel launch() would run (p validated and supported on dev, the current device);
@@ -66,6 +67,10 @@ typedef struct fp8attn_kernel_entry {
 const fp8attn_kernel_entry_t *fp8attn_reference_gpu_kernel(int index);
 const fp8attn_kernel_entry_t *fp8attn_mma_kernel(int index);
 const fp8attn_kernel_entry_t *fp8attn_wgmma_kernel(int index);
+
+/* Per-device tables of process-wide caches (dispatch.c's device properties, mma's occupancy)
+ * hold this many devices; devices numbered past it are asked every time. */
+#define FP8ATTN_CACHED_DEVICES 64
 
 /* The properties of `device` (which must exist), queried once per device and cached (dispatch.c);
  * fp8attn_current_device: the same for cudaGetDevice()'s device. FP8ATTN_ERR_CUDA or, for the

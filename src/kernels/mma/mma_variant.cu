@@ -48,18 +48,18 @@ extern "C" const fp8attn_kernel_entry_t *fp8attn_mma_kernel(int index)
 
 /* Blocks of instance `in` resident per SM on this device (0 if it cannot run there). The answer
  * depends only on the device and the kernel, and asking the runtime costs about 1 us per forward
- * call (measured on the H100 with bench --hot), so it is remembered per (device, instance): the
- * library's only process-wide state, written with atomics and idempotent (a race recomputes the
- * same value). Devices numbered past MAX_DEVICES are asked every time. */
-#define MAX_DEVICES 64
-static int g_blocks_per_sm[MAX_DEVICES][N_INSTANCES]; /* 0: not asked yet, else blocks + 1 */
+ * call (measured on the H100 with bench --hot), so it is remembered per (device, instance), like
+ * dispatch.c's device properties: written with atomics and idempotent (a race recomputes the
+ * same value). Devices numbered past FP8ATTN_CACHED_DEVICES are asked every time. */
+/* 0: not asked yet, else blocks + 1 */
+static int g_blocks_per_sm[FP8ATTN_CACHED_DEVICES][N_INSTANCES];
 
 static fp8attn_status_t blocks_per_sm(const mma_instance_t *in, const fp8attn_device_info_t *dev,
                                       const char *who, int *blocks)
 {
     const fp8attn_kernel_entry_t *k = in->entry();
     const int slot = (int)(in - k_instances);
-    const bool cached = dev->ordinal >= 0 && dev->ordinal < MAX_DEVICES;
+    const bool cached = dev->ordinal >= 0 && dev->ordinal < FP8ATTN_CACHED_DEVICES;
     cudaError_t e = cudaSuccess;
     if (cached) {
         const int v = __atomic_load_n(&g_blocks_per_sm[dev->ordinal][slot], __ATOMIC_RELAXED);
@@ -115,7 +115,7 @@ static const mma_instance_t *pick_instance(const fp8attn_params_t *p, int rows,
         if (!choose) return in;
         if ((*st = blocks_per_sm(in, dev, who, &per_sm)) != FP8ATTN_OK) return NULL;
         if (per_sm == 0) continue;
-        const double slots = (double)per_sm * (dev->sm_count > 0 ? dev->sm_count : 1);
+        const double slots = (double)per_sm * dev->sm_count;
         const double waves = ceil((double)grid / slots);
         const double time = waves * per_sm * (double)*in->rows / in->speed;
         if (!best || time < best_time) best = in, best_time = time;
