@@ -183,8 +183,9 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
 #define FP8ATTN_WORKSPACE_ALIGN 256
 /* *bytes = the scratch fp8attn_forward_ws(p, variant, ...) can use on the current device
  * (0: none). For wgmma: batch * h_kv * head_dim * (seqlen_k rounded up to 32), V's size, when
- * ceil(seqlen_q / rows per block) * (h_q / h_kv) >= 32 (a V tile would be transposed that many
- * times in shared memory); 0 otherwise. */
+ * a V tile would otherwise be transposed in shared memory often enough, i.e. when
+ * ceil(seqlen_q / rows per block) * (h_q / h_kv) reaches 10 on a non-causal problem of more than
+ * one wave of blocks, or 32 otherwise; 0 otherwise. */
 fp8attn_status_t fp8attn_forward_workspace_size(const fp8attn_params_t *p, const char *variant,
                                                 size_t *bytes);
 /* fp8attn_forward_variant with a workspace of workspace_size bytes: at least the size above

@@ -99,7 +99,7 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
         p = problem(8, 32, 2048, 64); /* 11 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_vt");
-        p = problem(1, 8, 2048, 64); /* 16 repeats, but one wave: the pass would not pay */
+        p = problem(1, 4, 2048, 64); /* 16 repeats, but one wave: the pass would not pay */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_m128");
     }
     /* forced tiles, whatever the size */

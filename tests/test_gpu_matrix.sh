@@ -13,6 +13,8 @@ set -u
 bin=$1
 variant=$2
 shift 2
+json_tag="" # the --no-workspace run's JSON files must not overwrite the default run's
+for a in "$@"; do [ "$a" = --no-workspace ] && json_tag=-no-workspace; done
 
 # Skip only where there is no NVIDIA device node at all; a GPU host whose driver or runtime is
 # unusable must fail here, not skip.
@@ -43,7 +45,7 @@ for a in 0 1; do for b in 0 1; do for c in 0 1; do
     [ $c = 1 ] && flags+=(--out-type bf16) || flags+=(--out-type fp16)
     [ $dd = 1 ] && flags+=(--lse)
     flags+=(--descale "${descales[$((run % 3))]}")
-    [ -n "${MATRIX_JSON_DIR:-}" ] && flags+=(--json "$MATRIX_JSON_DIR/$variant-run$run.json")
+    [ -n "${MATRIX_JSON_DIR:-}" ] && flags+=(--json "$MATRIX_JSON_DIR/$variant$json_tag-run$run.json")
     echo "== run $run: ${flags[*]}"
     "$bin" check "${flags[@]}" "${shapes[@]}" "$@"
     rc=$?
@@ -74,8 +76,9 @@ fi
 # their ring, Q barriers and phases run across tiles: causal with an odd tile count (a pair with
 # a lone middle tile), seqlen_q > seqlen_k (tiles whose rows see no key, skipped within a block's
 # walk), GQA 16 (the V^T workspace path) and 1 (not).
-# (2,16,16,1500,300,256) runs the hd256 kernel that transposes V itself, with or without the
-# tool's workspace (12 repeats < 32): the walk of a producer without a loader warp.
+# (2,16,16,1500,300,256) runs the hd256 kernel that transposes V itself in the causal run (12
+# repeats < 32), and in both without the workspace: the walk of a producer without a loader warp.
+# With the workspace its non-causal run (12 repeats, 384 blocks) takes the V^T pass.
 # hd64 problems whose 128-row tiles fit in one wave run the 128-row instance (wgmma_hd64_m128.cu),
 # the others the 192-row one: on an H100 (132 SMs) the first above are all but (1,8,2,4097,64,64),
 # which with the problems here runs the second.

@@ -19,7 +19,8 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
               --shape 1,8,1,512,700,128 --shape 1,16,1,400,333,64 --shape 1,8,1,512,300,256
               --shape 1,72,8,200,300,64 --shape 1,136,8,200,300,128)
 # (1,8,1,512,700,128), (1,16,1,400,333,64), (1,8,1,512,300,256) and (1,136,8,200,300,128) reach 32
-# repeats: with the tool's workspace they run the V^T pass and _vt kernels. The last two have more
+# repeats, and (1,72,8,200,300,64) 18 on 144 blocks without the mask: with the tool's workspace
+# they run the V^T pass and _vt kernels (the last only non-causal). The last two have more
 # query tiles (144, 272) than an H100 has SMs, so some persistent blocks walk more than one, and
 # the causal run of the last pairs them.)
 variants="reference-gpu mma-m64 mma-m128"

@@ -34,7 +34,6 @@ static cudaStream_t g_stream;
         }                                                                                          \
     } while (0)
 
-
 static int64_t esize(fp8attn_src_type_t t) { return t == FP8ATTN_SRC_F32 ? 4 : 2; }
 
 /* One quantization problem: a host tensor and the description of a call. */

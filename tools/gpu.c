@@ -74,15 +74,17 @@ static void point_device_params(gpu_problem_t *g, const problem_t *pr)
     p->lse = g->lse;
 }
 
-/* The largest workspace fp8attn_forward_ws would use for p with the default or wgmma (a variant
- * that cannot run p asks for none). */
+/* The largest workspace fp8attn_forward_ws would use for p with the default or any variant (a
+ * variant that cannot run p asks for none). */
 static size_t workspace_bytes(const fp8attn_params_t *p)
 {
-    static const char *const variants[2] = {NULL, "wgmma"};
     size_t most = 0, n;
     int i;
-    for (i = 0; i < 2; i++)
-        if (fp8attn_forward_workspace_size(p, variants[i], &n) == FP8ATTN_OK && n > most) most = n;
+    for (i = -1; i < fp8attn_variant_count(); i++)
+        if (fp8attn_forward_workspace_size(p, i < 0 ? NULL : fp8attn_variant_name(i), &n) ==
+                FP8ATTN_OK &&
+            n > most)
+            most = n;
     return most;
 }
 
