@@ -357,15 +357,20 @@ def test_workspace_in_cuda_graph():
         assert torch.equal(out, want)
 
 
-@cuda_only
-def test_workspace_errors_name_it():
-    """A wrong workspace through the C API raises the package's exception with the library's
-    message, and writes nothing."""
+def _ws_error_problem():
+    """WS_CASES[0] with O filled with 7.0, its C params and its workspace size on this GPU."""
     B, Hq, Hkv, S, D, causal = WS_CASES[0]
     q, k, v, dq, dk, dv = _ws_problem(B, Hq, Hkv, S, D, 300)
     o = torch.full((B, S, Hq, D), 7.0, dtype=torch.bfloat16, device=DEV)
     p = _c_params(q, k, v, dq, dk, dv, o, causal)
-    size = _ws_size(p)
+    return o, p, _ws_size(p)
+
+
+@cuda_only
+def test_workspace_errors_name_it():
+    """A misaligned or NULL workspace through the C API raises the package's exception with the
+    library's message, and writes nothing (on any GPU: checked before a kernel is chosen)."""
+    o, p, size = _ws_error_problem()
     ws = torch.empty(max(size, 1) + 1024, dtype=torch.uint8, device=DEV)
     assert ws.data_ptr() % 256 == 0
     with pytest.raises(fp8attn.InvalidStrideError, match=r"workspace = \S+: must be 256-byte "
@@ -374,18 +379,27 @@ def test_workspace_errors_name_it():
     with pytest.raises(fp8attn.NullPointerError, match="workspace = NULL with workspace_size = "
                        "%d" % max(size, 1)):
         _forward_ws(p, None, max(size, 1))
-    if size:
-        with pytest.raises(fp8attn.InvalidArgumentError, match="workspace_size = %d: variant "
-                           "wgmma needs %d bytes" % (size - 1, size)):
-            _forward_ws(p, ws.data_ptr(), size - 1)
-        with pytest.raises(fp8attn.OverlapError, match=r"workspace \[.*overlaps params->o"):
-            _forward_ws(p, o.data_ptr(), size)
     torch.cuda.synchronize()
     assert (o == 7.0).all()
+
+
+@cuda_only
+def test_workspace_too_small_or_overlapping():
+    """A workspace smaller than asked for, or overlapping O, raises with the library's message
+    and writes nothing. Needs a kernel that takes a workspace (Hopper's wgmma)."""
+    o, p, size = _ws_error_problem()
     if not size:
         pytest.skip("fp8attn_forward_workspace_size is 0 on %s (not Hopper): the too-small and "
                     "overlap cases need a kernel that takes a workspace"
                     % torch.cuda.get_device_name(DEV))
+    ws = torch.empty(size + 1024, dtype=torch.uint8, device=DEV)
+    with pytest.raises(fp8attn.InvalidArgumentError, match="workspace_size = %d: variant "
+                       "wgmma needs %d bytes" % (size - 1, size)):
+        _forward_ws(p, ws.data_ptr(), size - 1)
+    with pytest.raises(fp8attn.OverlapError, match=r"workspace \[.*overlaps params->o"):
+        _forward_ws(p, o.data_ptr(), size)
+    torch.cuda.synchronize()
+    assert (o == 7.0).all()
 
 
 # ---- quantize: the GPU against the CPU, bit for bit ----
