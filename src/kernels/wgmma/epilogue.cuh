@@ -1,7 +1,13 @@
-/* Epilogue of a consumer warpgroup: O = acc * v_descale / l in FP16 or BF16, straight from the
- * accumulator registers (each lane writes 2 consecutive elements per 8-column chunk; the quad
- * covers 16 contiguous bytes of a row), and the optional LSE. Rows past seqlen_q are not written;
- * a row that saw no key gets O = 0 and LSE = -inf. */
+/* Epilogue of a consumer warpgroup: O = acc * v_descale / l in FP16 or BF16, and the optional
+ * LSE. Rows past seqlen_q are not written; a row that saw no key gets O = 0 and LSE = -inf.
+ *
+ * In the accumulator layout lane t of a quad holds output columns 8i + 2t, 8i + 2t + 1 of each
+ * 8-column chunk i of its two rows: 4 bytes per chunk. Stored as they are (WGMMA_EPI_QUAD 0), a
+ * warp's 4-byte store touches 8 rows, 16 bytes each, and a row of D columns takes D / 8 such
+ * stores per lane. WGMMA_EPI_QUAD 1 first transposes each group of 4 chunks across the quad (two
+ * rounds of shuffles), so that lane t holds all 8 columns of chunk 4G + t and writes them with one
+ * 16-byte store: a quarter of the store instructions, each filling whole 32-byte sectors. O's
+ * pointer and strides are 16-byte aligned (fp8attn.h), and so is every 8-column chunk. */
 #ifndef FP8ATTN_WGMMA_EPILOGUE_CUH
 #define FP8ATTN_WGMMA_EPILOGUE_CUH
 
@@ -10,11 +16,39 @@
 #include "../common.cuh"
 #include "config.cuh"
 
+#ifndef WGMMA_EPI_QUAD
+#define WGMMA_EPI_QUAD 1
+#endif
+
+/* 4 x 4 transpose of 32-bit words across the 4 lanes of a quad: lane t holds a[j] = word j of
+ * its row of the 4 x 4 matrix, and gets back word t of every lane (a[k] = lane k's a[t]). The
+ * first round swaps across lanes t ^ 1 the words whose index differs from t in bit 0, the
+ * second across t ^ 2 those that differ in bit 1. */
+__device__ __forceinline__ void quad_transpose(uint32_t (&a)[4], int t)
+{
+    const bool b0 = (t & 1) != 0, b1 = (t & 2) != 0;
+#pragma unroll
+    for (int h = 0; h < 2; h++) { /* words 2h, 2h + 1: keep the one with bit 0 = b0 */
+        const uint32_t give = b0 ? a[2 * h] : a[2 * h + 1];
+        const uint32_t got = __shfl_xor_sync(0xffffffffu, give, 1);
+        if (b0) a[2 * h] = got;
+        else a[2 * h + 1] = got;
+    }
+#pragma unroll
+    for (int h = 0; h < 2; h++) { /* words h, h + 2: keep the one with bit 1 = b1 */
+        const uint32_t give = b1 ? a[h] : a[h + 2];
+        const uint32_t got = __shfl_xor_sync(0xffffffffu, give, 2);
+        if (b1) a[h] = got;
+        else a[h + 2] = got;
+    }
+}
+
 template <int N>
 __device__ __forceinline__ void write_output(const wgmma_params &p, const float (&o)[N],
                                              const float (&m)[2], const float (&l)[2], int b,
                                              int hq, int hk, int row_g, int t)
 {
+    static_assert(!WGMMA_EPI_QUAD || N % 16 == 0, "whole groups of 4 chunks per row");
     const float vds = load_descale(p.v_descale, b, hk);
     const bool bf16 = p.out_bf16 != 0;
 #pragma unroll
@@ -23,14 +57,29 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, const float 
         lr += __shfl_xor_sync(0xffffffffu, lr, 1);
         lr += __shfl_xor_sync(0xffffffffu, lr, 2);
         const int row = row_g + 8 * r;
-        if (row >= p.seqlen_q) continue;
+        const bool in = row < p.seqlen_q; /* the same for the whole quad */
         const float inv = lr > 0.0f ? vds / lr : 0.0f;
-        uint16_t *orow = (uint16_t *)p.o + row_offset(p.o_stride, b, hq, row) + 2 * t;
+        uint16_t *orow = (uint16_t *)p.o + row_offset(p.o_stride, b, hq, in ? row : 0);
+        if (WGMMA_EPI_QUAD) {
 #pragma unroll
-        for (int i = 0; i < N / 4; i++)
-            *reinterpret_cast<uint32_t *>(orow + 8 * i) =
-                pack_out2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv, bf16);
-        if (p.lse && t == 0)
+            for (int G = 0; G < N / 16; G++) {
+                uint32_t a[4];
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    const int i = 4 * G + j;
+                    a[j] = pack_out2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv, bf16);
+                }
+                quad_transpose(a, t); /* every lane of the warp takes part, rows past the end too */
+                if (in)
+                    *reinterpret_cast<uint4 *>(orow + 8 * (4 * G + t)) = make_uint4(a[0], a[1], a[2], a[3]);
+            }
+        } else if (in) {
+#pragma unroll
+            for (int i = 0; i < N / 4; i++)
+                *reinterpret_cast<uint32_t *>(orow + 8 * i + 2 * t) =
+                    pack_out2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv, bf16);
+        }
+        if (in && p.lse && t == 0)
             p.lse[((int64_t)b * p.h_q + hq) * p.seqlen_q + row] =
                 lr > 0.0f ? FP8ATTN_LN2 * (m[r] + log2f(lr) - 8.0f) : -INFINITY;
     }
