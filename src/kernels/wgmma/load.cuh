@@ -17,6 +17,7 @@
 #include "config.cuh"
 #include "ptx_sm90.cuh"
 #include "scheduler.cuh"
+#include "trace.cuh"
 #include "transpose_v.cuh"
 
 /* Shared-memory addresses of one block's tiles and barriers. */
@@ -135,12 +136,17 @@ template <class C>
 __device__ __forceinline__ void transpose_stage(const wg_smem<C> &sm, int g, int tw, int lane)
 {
     const int s = g % C::STAGES;
+    const int ttid = 32 * tw + lane; /* traced: the first transposer thread */
+    trace_stamp(2, ttid, g, 0);
     mbar_wait(sm.v_full(s), ring_phase<C>(g));
+    trace_stamp(2, ttid, g, 1);
     mbar_wait(sm.vt_empty(s), ring_phase<C>(g) ^ 1);
+    trace_stamp(2, ttid, g, 2);
     transpose_tile<C>(sm.v_tile(s), sm.vt_tile(s), tw, lane);
     fence_proxy_async_smem(); /* V^T, written by stmatrix, is read next by wgmma */
     mbar_arrive(sm.vt_full(s));
     mbar_arrive(sm.v_empty(s));
+    trace_stamp(2, ttid, g, 3);
 }
 
 /* Stage g's K (and V) may be overwritten: the use g - STAGES is released. */

@@ -72,32 +72,41 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
      * defining the accumulator of the next wgmma (which made it wait for every batch first). */
     const int n = t.n_kt;
 
+    trace_tile(c, wtid, qi, 0);
     if (n > 0) {
         mbar_wait(sm.q_full(), (uint32_t)qi & 1);
+        trace_tile(c, wtid, qi, 1);
         if (!OVERLAP) {
             for (int j = 0; j < n; j++) {
                 const int st = (g + j) % C::STAGES;
                 const uint32_t ph = ring_phase<C>(g + j);
+                trace_stamp(c, wtid, g + j, 0);
                 mbar_wait(sm.k_full(st), ph);
                 float s[C::BN / 2];
+                trace_stamp(c, wtid, g + j, 1);
                 wgmma_fence();
                 issue_qk<C>(s, sm.q, sm.k_tile(st), c);
                 wgmma_commit();
                 wgmma_wait<0>();
                 reg_fence(s);
+                trace_stamp(c, wtid, g + j, 2);
                 release(sm.k_empty(st), lane);
                 if (j == n - 1) release(sm.q_empty(), lane); /* the producer may load the next Q */
                 mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
                 softmax_tile(s, m, l, sl2, alpha);
                 rescale_o(o, alpha);
                 pack_p(s, pa);
+                if (WGMMA_TRACE) reg_fence(pa);
+                trace_stamp(c, wtid, g + j, 3);
                 mbar_wait(sm.vt_full(st), ph);
+                trace_stamp(c, wtid, g + j, 4);
                 wgmma_fence();
                 issue_pv<C>(o, pa, sm.vt_tile(st));
                 wgmma_commit();
                 wgmma_wait<0>();
                 reg_fence(o);
                 reg_fence(pa);
+                trace_stamp(c, wtid, g + j, 5);
                 release(sm.vt_empty(st), lane);
             }
         } else {
@@ -181,7 +190,9 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
             release(sm.vt_empty(sl), lane);
         }
     }
+    trace_tile(c, wtid, qi, 2);
     write_output(p, o, m, l, t.b, t.hq, t.hk, row_g, tq);
+    trace_tile(c, wtid, qi, 3);
 }
 
 /* The consumer warpgroup c's loop over the block's query tiles (scheduler.cuh), in the order the

@@ -20,8 +20,12 @@
 #define TRACE_TILES 40
 #define TRACE_POINTS 6
 
+#define TRACE_QTILES 10
+#define TRACE_QPOINTS 4
+
 #if WGMMA_TRACE
 static __device__ uint64_t g_wg_trace[TRACE_BLOCKS][3][TRACE_TILES][TRACE_POINTS];
+static __device__ uint64_t g_wg_trace_q[TRACE_BLOCKS][3][TRACE_QTILES][TRACE_QPOINTS];
 #endif
 
 /* Stamp `point` of key tile `tile` (the block's count, across its query tiles). */
@@ -38,6 +42,21 @@ __device__ __forceinline__ void trace_stamp(int c, int wtid, int tile, int point
 #endif
 }
 
+/* Stamp `point` of the block's query tile `qtile` (0: start, 1: Q landed, 2: epilogue start,
+ * 3: epilogue end). */
+__device__ __forceinline__ void trace_tile(int c, int wtid, int qtile, int point)
+{
+#if WGMMA_TRACE
+    if (wtid == 0 && blockIdx.x < TRACE_BLOCKS && qtile < TRACE_QTILES) {
+        uint64_t t;
+        asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+        g_wg_trace_q[blockIdx.x][c][qtile][point] = t;
+    }
+#else
+    (void)c, (void)wtid, (void)qtile, (void)point;
+#endif
+}
+
 /* One line per traced tile: block, consumer, tile, then each point's clock relative to point 0
  * of the first traced tile (1) of consumer 0. A kernel of its own, launched after the traced one by the
  * host launcher (kernel.cuh): a printf inside the traced kernel would make ptxas serialise its
@@ -46,13 +65,21 @@ __device__ __forceinline__ void trace_stamp(int c, int wtid, int tile, int point
 static __global__ void wgmma_trace_dump(int consumers)
 {
     for (int b = 0; b < TRACE_BLOCKS; b++)
-        for (int c = 0; c < consumers; c++)
+        for (int c = 0; c < 3; c++) /* c = 2 of a two-consumer kernel: its first transposer */
             for (int j = 1; j < TRACE_TILES; j++) {
                 const uint64_t t0 = g_wg_trace[b][0][1][0], *s = g_wg_trace[b][c][j];
                 if (s[0] == 0) continue;
                 printf("TRACE b%d c%d j%d %lld %lld %lld %lld %lld %lld\n", b, c, j,
                        (long long)(s[0] - t0), (long long)(s[1] - t0), (long long)(s[2] - t0),
                        (long long)(s[3] - t0), (long long)(s[4] - t0), (long long)(s[5] - t0));
+            }
+    for (int b = 0; b < TRACE_BLOCKS; b++)
+        for (int c = 0; c < consumers; c++)
+            for (int q = 0; q < TRACE_QTILES; q++) {
+                const uint64_t t0 = g_wg_trace[b][0][1][0], *s = g_wg_trace_q[b][c][q];
+                if (s[0] == 0) continue;
+                printf("QTRACE b%d c%d q%d %lld %lld %lld %lld\n", b, c, q, (long long)(s[0] - t0),
+                       (long long)(s[1] - t0), (long long)(s[2] - t0), (long long)(s[3] - t0));
             }
 }
 #endif
