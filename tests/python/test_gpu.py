@@ -335,6 +335,31 @@ def test_workspace_output_bit_identical(B, Hq, Hkv, S, D, causal):
         assert torch.equal(o, ref2), "a poisoned workspace changed the output"
 
 
+PAD_CASES = [(2, 8, 2, 200, d, c) for d in (64, 128, 256) for c in (False, True)] + [
+    (2, 8, 8, 2048, d, False) for d in (64, 128, 256)]
+
+
+@cuda_only
+@pytest.mark.parametrize("B,Hq,Hkv,S,D,causal", PAD_CASES)
+def test_out_view_padding_untouched(B, Hq, Hkv, S, D, causal):
+    """O written into a view of a larger NaN-filled tensor (24 more columns per row, 3 more
+    tokens): the view equals the contiguous result bit for bit, and not one element outside it
+    changes. The 2048-token cases take the V^T workspace path on Hopper, whose kernels store O
+    with TMA; hd256's transposing kernel (200 tokens) stores it from registers."""
+    q, k, v, dq, dk, dv = _ws_problem(B, Hq, Hkv, S, D, 70 + D + causal)
+    ref = fp8attn.attention(q, k, v, causal=causal, q_descale=dq, k_descale=dk, v_descale=dv,
+                            out_dtype=torch.bfloat16)
+    big = torch.full((B, S + 3, Hq, D + 24), float("nan"), dtype=torch.bfloat16, device=DEV)
+    out = big[:, :S, :, :D]
+    o = fp8attn.attention(q, k, v, causal=causal, q_descale=dq, k_descale=dk, v_descale=dv,
+                          out=out)
+    torch.cuda.synchronize()
+    assert o is out
+    assert torch.equal(out, ref), "O through a strided view differs from the contiguous O"
+    assert torch.isnan(big[:, :, :, D:]).all(), "a padding column was written"
+    assert torch.isnan(big[:, S:]).all(), "a token past seqlen_q was written"
+
+
 @cuda_only
 def test_workspace_in_cuda_graph():
     """Captured in a CUDA graph, the call takes its workspace from the graph's pool; replays

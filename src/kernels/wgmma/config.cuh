@@ -8,6 +8,12 @@
 
 #include "fp8attn.h"
 
+/* WGMMA_EPI_TMA 1: where shared memory has room for the block's O tile, the epilogue writes O
+ * there and a TMA store copies it out while the consumers go on with the next tile
+ * (epilogue.cuh); 0: every kernel stores O from registers (A/B builds). */
+#ifndef WGMMA_EPI_TMA
+#define WGMMA_EPI_TMA 1
+#endif
 
 /* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (the TMA loads and the V
  * transpose, split as LOADER says), the others are consumers of 64 query rows each
@@ -59,7 +65,13 @@ struct wg_config {
     static constexpr int OFF_K = OFF_Q + Q_BYTES;
     static constexpr int OFF_V = OFF_K + STAGES * KV_BYTES;                   /* unused if VT_GLOBAL */
     static constexpr int OFF_VT = OFF_V + (VT_GLOBAL ? 0 : STAGES * KV_BYTES);
-    static constexpr int OFF_BAR = OFF_VT + STAGES * KV_BYTES;
+    static constexpr int OFF_O = OFF_VT + STAGES * KV_BYTES;
+    /* O staged for the TMA store: [BM / 16 warps][D / 64 column blocks][16 rows][128 bytes],
+     * 128-byte swizzle, if it fits beside everything else (227 KB per block) */
+    static constexpr int O_BYTES = BM * D * 2;
+    static constexpr bool O_SMEM =
+        WGMMA_EPI_TMA && OFF_O + O_BYTES + 8 * (2 + 6 * STAGES) + 1024 <= 227 * 1024;
+    static constexpr int OFF_BAR = OFF_O + (O_SMEM ? O_BYTES : 0);
     /* barriers: q_full, then per stage k_full, k_empty, v_full, v_empty, vt_full, vt_empty,
      * then q_empty */
     static constexpr int N_BARS = 2 + 6 * STAGES;
@@ -82,9 +94,11 @@ struct wgmma_params {
     CUtensorMap tm_k; /* [batch][h_kv][seqlen_k][D], box (SW_D, BN) */
     CUtensorMap tm_v; /* same for V */
     CUtensorMap tm_vt; /* "_vt" kernels: V^T in the workspace, [batch][h_kv][D][SKP], box (SW_N, D) */
+    CUtensorMap tm_o;  /* O, 16-bit elements, box (64, 16): one warp's rows, one column block */
     int32_t batch, h_q, h_kv, seqlen_q, seqlen_k;
     int32_t heads_per_kv; /* h_q / h_kv */
     int32_t causal, out_bf16;
+    int32_t o_tma;     /* tm_o is valid (O's strides suit TMA); else O is stored from registers */
     int32_t n_q_tiles; /* ceil(seqlen_q / BM) */
     int32_t n_units;   /* work units (scheduler.cuh); block i takes units i, i + gridDim.x, ... */
     int32_t pair_tiles; /* 1: a unit is two query tiles of one head (causal load balance) */

@@ -7,7 +7,15 @@
  * stores per lane. WGMMA_EPI_QUAD 1 first transposes each group of 4 chunks across the quad (two
  * rounds of shuffles), so that lane t holds all 8 columns of chunk 4G + t and writes them with one
  * 16-byte store: a quarter of the store instructions, each filling whole 32-byte sectors. O's
- * pointer and strides are 16-byte aligned (fp8attn.h), and so is every 8-column chunk. */
+ * pointer and strides are 16-byte aligned (fp8attn.h), and so is every 8-column chunk.
+ *
+ * Those stores still hold the warp until the memory system takes them, and every SM reaches its
+ * epilogue at about the same time (docs/PERF.md w20). Where shared memory has room for the O tile
+ * (C::O_SMEM; all but hd256's transposing kernel) and O's map was built (p.o_tma), the transposed
+ * rows go to shared memory instead, and one lane per warp starts a TMA store of its 16 rows that
+ * runs on while the warp computes its next tile. Before the warp writes its staging area again it
+ * waits until that store has read it; the consumer waits for its last stores before it exits. TMA
+ * leaves out rows past seqlen_q, and writes nothing outside O's D columns. */
 #ifndef FP8ATTN_WGMMA_EPILOGUE_CUH
 #define FP8ATTN_WGMMA_EPILOGUE_CUH
 
@@ -15,6 +23,8 @@
 
 #include "../common.cuh"
 #include "config.cuh"
+#include "ptx_sm90.cuh"
+#include "smem_layout.cuh"
 
 #ifndef WGMMA_EPI_QUAD
 #define WGMMA_EPI_QUAD 1
@@ -43,14 +53,22 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&a)[4], int t)
     }
 }
 
-template <int N>
-__device__ __forceinline__ void write_output(const wgmma_params &p, const float (&o)[N],
+/* The epilogue of one warp: its 16 rows (row_g and row_g + 8 for this lane) of the consumer's
+ * O accumulator. o_smem: the warp's staging area (C::O_SMEM), [D / 64][16 rows][128 bytes] with
+ * the 128-byte swizzle; row_w = the warp's first row. */
+template <class C, int N>
+__device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_smem, const float (&o)[N],
                                              const float (&m)[2], const float (&l)[2], int b,
-                                             int hq, int hk, int row_g, int t)
+                                             int hq, int hk, int row_w, int row_g, int lane, int t)
 {
     static_assert(!WGMMA_EPI_QUAD || N % 16 == 0, "whole groups of 4 chunks per row");
     const float vds = load_descale(p.v_descale, b, hk);
     const bool bf16 = p.out_bf16 != 0;
+    const bool tma = C::O_SMEM && p.o_tma;
+    if (tma) { /* the store of this warp's previous tile has read its staging area */
+        if (lane == 0) bulk_wait_read_all();
+        __syncwarp();
+    }
 #pragma unroll
     for (int r = 0; r < 2; r++) {
         float lr = l[r];
@@ -60,7 +78,7 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, const float 
         const bool in = row < p.seqlen_q; /* the same for the whole quad */
         const float inv = lr > 0.0f ? vds / lr : 0.0f;
         uint16_t *orow = (uint16_t *)p.o + row_offset(p.o_stride, b, hq, in ? row : 0);
-        if (WGMMA_EPI_QUAD) {
+        if (tma || WGMMA_EPI_QUAD) {
 #pragma unroll
             for (int G = 0; G < N / 16; G++) {
                 uint32_t a[4];
@@ -70,7 +88,10 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, const float 
                     a[j] = pack_out2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv, bf16);
                 }
                 quad_transpose(a, t); /* every lane of the warp takes part, rows past the end too */
-                if (in)
+                if (tma) /* rows past the end too: the TMA store leaves them out */
+                    st_shared_v4(kmajor_addr<16, 128>(o_smem, row - row_w, 16 * (4 * G + t)), a[0],
+                                 a[1], a[2], a[3]);
+                else if (in)
                     *reinterpret_cast<uint4 *>(orow + 8 * (4 * G + t)) = make_uint4(a[0], a[1], a[2], a[3]);
             }
         } else if (in) {
@@ -82,6 +103,16 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, const float 
         if (in && p.lse && t == 0)
             p.lse[((int64_t)b * p.h_q + hq) * p.seqlen_q + row] =
                 lr > 0.0f ? FP8ATTN_LN2 * (m[r] + log2f(lr) - 8.0f) : -INFINITY;
+    }
+    if (tma) { /* hand the rows to the async proxy; one lane stores the D / 64 boxes */
+        fence_proxy_async_smem();
+        __syncwarp();
+        if (lane == 0) {
+#pragma unroll
+            for (int cb = 0; cb < C::D / 64; cb++)
+                tma_store_4d(&p.tm_o, o_smem + cb * 16 * 128, 64 * cb, row_w, hq, b);
+            bulk_commit();
+        }
     }
 }
 

@@ -41,13 +41,14 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
     static_assert(PRE_VT == C::VT_GLOBAL, "a _vt kernel takes a VT_GLOBAL configuration");
     extern __shared__ __align__(1024) uint8_t smem[];
     const uint32_t base = (smem_addr(smem) + 1023u) & ~1023u;
-    const wg_smem<C> sm = {base + C::OFF_Q, base + C::OFF_K, base + C::OFF_V, base + C::OFF_VT,
-                           base + C::OFF_BAR};
+    const wg_smem<C> sm = {base + C::OFF_Q,  base + C::OFF_K, base + C::OFF_V,
+                           base + C::OFF_VT, base + C::OFF_O, base + C::OFF_BAR};
     const int tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         prefetch_tensormap(&p.tm_q);
         prefetch_tensormap(&p.tm_k);
         prefetch_tensormap(&p.tm_v);
+        if (C::O_SMEM && p.o_tma) prefetch_tensormap(&p.tm_o);
         init_barriers<C, PRE_VT>(sm);
     }
     __syncthreads();

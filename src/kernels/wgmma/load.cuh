@@ -23,7 +23,7 @@
 /* Shared-memory addresses of one block's tiles and barriers. */
 template <class C>
 struct wg_smem {
-    uint32_t q, k, v, vt, bar;
+    uint32_t q, k, v, vt, o, bar; /* o: the epilogue's staging (C::O_SMEM) */
     __device__ __forceinline__ uint32_t k_tile(int s) const { return k + s * C::KV_BYTES; }
     __device__ __forceinline__ uint32_t v_tile(int s) const { return v + s * C::KV_BYTES; }
     __device__ __forceinline__ uint32_t vt_tile(int s) const { return vt + s * C::KV_BYTES; }

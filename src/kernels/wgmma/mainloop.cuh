@@ -191,7 +191,8 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
         }
     }
     trace_tile(c, wtid, qi, 2);
-    write_output(p, o, m, l, t.b, t.hq, t.hk, row_g, tq);
+    write_output<C>(p, sm.o + (uint32_t)((4 * c + w) * 16 * C::D * 2), o, m, l, t.b, t.hq, t.hk,
+                    row_lo + 16 * w, row_g, lane, tq);
     trace_tile(c, wtid, qi, 3);
 }
 
@@ -207,6 +208,7 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
         g += t.n_kt;
         qi += t.n_kt > 0;
     }
+    if (C::O_SMEM && (wtid & 31) == 0) bulk_wait_all(); /* the last tile's O stores are complete */
 }
 
 #endif

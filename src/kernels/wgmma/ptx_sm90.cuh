@@ -99,6 +99,48 @@ __device__ __forceinline__ void prefetch_tensormap(const CUtensorMap *map)
     asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
 }
 
+/* cp.async.bulk.tensor.4d.global.shared::cta.bulk_group: TMA store of one box from shared
+ * memory (laid out as the map's swizzle says) to the tensor at coordinates (c0..c3); elements
+ * out of the tensor's bounds are not written. Completion is tracked per issuing thread by bulk
+ * groups (commit / wait below). PTX ISA: "cp.async.bulk.tensor". */
+__device__ __forceinline__ void tma_store_4d(const CUtensorMap *map, uint32_t src, int c0, int c1,
+                                             int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n" ::
+                     "l"((uint64_t)map), "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+
+/* cp.async.bulk.commit_group: closes this thread's bulk group of the stores issued so far.
+ * PTX ISA: "cp.async.bulk.commit_group". */
+__device__ __forceinline__ void bulk_commit()
+{
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+/* cp.async.bulk.wait_group.read 0: this thread's bulk stores have all read their shared-memory
+ * source (it may be overwritten); the global writes may still be in flight.
+ * PTX ISA: "cp.async.bulk.wait_group". */
+__device__ __forceinline__ void bulk_wait_read_all()
+{
+    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+
+/* cp.async.bulk.wait_group 0: this thread's bulk stores are complete, global writes included.
+ * PTX ISA: "cp.async.bulk.wait_group". */
+__device__ __forceinline__ void bulk_wait_all()
+{
+    asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
+/* st.shared.v4.b32: 16 bytes to shared memory. */
+__device__ __forceinline__ void st_shared_v4(uint32_t addr, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(a), "r"(b), "r"(c),
+                 "r"(d)
+                 : "memory");
+}
+
 /* fence.proxy.async.shared::cta: orders this thread's ordinary (generic proxy) shared-memory
  * writes before later accesses through the async proxy (wgmma operand reads, TMA). Needed after
  * writing a wgmma operand with st.shared/stmatrix, before the barrier that hands it over.

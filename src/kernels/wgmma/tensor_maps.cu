@@ -1,4 +1,4 @@
-/* Host side of the wgmma family: the TMA tensor maps of Q, K and V, built for each call from the
+/* Host side of the wgmma family: the TMA tensor maps of Q, K, V and O, built for each call from the
  * params' pointers and strides, and the rest of the flat kernel parameters (config.cuh).
  *
  * A tensor is described to TMA as 4-D, innermost first: (head_dim, tokens, heads, batch) with the
@@ -106,6 +106,28 @@ static fp8attn_status_t make_map(encode_tiled_fn encode, CUtensorMap *map, const
     return FP8ATTN_OK;
 }
 
+/* O for the TMA store of the epilogue: (head_dim, tokens, heads, batch) 16-bit elements with
+ * O's byte strides, box 64 columns (128 bytes, 128-byte swizzle) x 16 rows (one warp's). O's
+ * strides are validated multiples of 8 elements, so TMA can take any of them below 2^40 bytes.
+ * Returns 0 where it cannot (the kernels then store O from registers), without an error: the
+ * store is a choice of speed, not of what can run. */
+static int make_o_map(encode_tiled_fn encode, CUtensorMap *map, const fp8attn_params_t *p)
+{
+    const cuuint64_t dims[4] = {(cuuint64_t)p->head_dim, (cuuint64_t)p->seqlen_q,
+                                (cuuint64_t)p->h_q, (cuuint64_t)p->batch};
+    cuuint64_t strides[3];
+    const cuuint32_t box[4] = {64, 16, 1, 1};
+    const cuuint32_t elem[4] = {1, 1, 1, 1};
+    tma_strides(&p->o_stride, p->head_dim, p->seqlen_q, p->h_q, p->batch, strides);
+    for (int k = 0; k < 3; k++) {
+        strides[k] *= 2; /* elements -> bytes */
+        if (strides[k] == 0 || strides[k] % 16 != 0 || strides[k] >= ((cuuint64_t)1 << 40)) return 0;
+    }
+    return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, p->o, dims, strides, box, elem,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                  CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 /* V^T [batch][h_kv][D][SKP] as a 4-D map (keys, D rows, heads, batch) of a packed array. */
 fp8attn_status_t fp8attn_wgmma_make_vt_map(const fp8attn_params_t *p, const void *vt, int sw_n,
                                            struct wgmma_params *out)
@@ -135,6 +157,8 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
         (st = make_map(encode, &out->tm_v, "v", p->v, &p->v_stride, p->head_dim, p->seqlen_k,
                        p->h_kv, p->batch, sw_d, bn)) != FP8ATTN_OK)
         return st;
+    out->o_tma = make_o_map(encode, &out->tm_o, p);
+    if (!out->o_tma) memset(&out->tm_o, 0, sizeof out->tm_o);
     out->batch = p->batch;
     out->h_q = p->h_q;
     out->h_kv = p->h_kv;
