@@ -8,11 +8,11 @@
 
 #include "fp8attn.h"
 
-/* WGMMA_EPI_TMA 1: where shared memory has room for the block's O tile, the epilogue writes O
- * there and a TMA store copies it out while the consumers go on with the next tile
- * (epilogue.cuh); 0: every kernel stores O from registers (A/B builds). */
+/* WGMMA_EPI_TMA 1: every kernel with room in shared memory for its O tile writes O there and
+ * lets a TMA store copy it out (epilogue.cuh); 0 (default): only the configurations that ask for
+ * it (EPI_TMA below: hd128's _vt kernel, the one that measured faster, docs/PERF.md w21). */
 #ifndef WGMMA_EPI_TMA
-#define WGMMA_EPI_TMA 1
+#define WGMMA_EPI_TMA 0
 #endif
 
 /* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (the TMA loads and the V
@@ -27,9 +27,11 @@
  *   LOADER     1: producer warp 0 only issues the TMA loads, warps 1-3 transpose V; 0: all four
  *              warps transpose and thread 0 issues the loads between tiles
  *   VT_GLOBAL  the configuration of a "_vt" kernel: V^T comes from the workspace by TMA (no V
- *              ring in shared memory, no transposer; LOADER is ignored) */
+ *              ring in shared memory, no transposer; LOADER is ignored)
+ *   EPI_TMA    O goes out through shared memory and a TMA store (epilogue.cuh), if the O tile
+ *              fits beside the rest; else (and by default) 16-byte stores from registers */
 template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
-          bool VT_GLOBAL_ = false>
+          bool VT_GLOBAL_ = false, bool EPI_TMA_ = false>
 struct wg_config {
     static constexpr bool VT_GLOBAL = VT_GLOBAL_;
     static constexpr int D = D_;
@@ -70,7 +72,7 @@ struct wg_config {
      * 128-byte swizzle, if it fits beside everything else (227 KB per block) */
     static constexpr int O_BYTES = BM * D * 2;
     static constexpr bool O_SMEM =
-        WGMMA_EPI_TMA && OFF_O + O_BYTES + 8 * (2 + 6 * STAGES) + 1024 <= 227 * 1024;
+        (EPI_TMA_ || WGMMA_EPI_TMA) && OFF_O + O_BYTES + 8 * (2 + 6 * STAGES) + 1024 <= 227 * 1024;
     static constexpr int OFF_BAR = OFF_O + (O_SMEM ? O_BYTES : 0);
     /* barriers: q_full, then per stage k_full, k_empty, v_full, v_empty, vt_full, vt_empty,
      * then q_empty */
