@@ -57,9 +57,10 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&a)[4], int t)
  * O accumulator. o_smem: the warp's staging area (C::O_SMEM), [D / 64][16 rows][128 bytes] with
  * the 128-byte swizzle; row_w = the warp's first row. */
 template <class C, int N>
-__device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_smem, const float (&o)[N],
-                                             const float (&m)[2], const float (&l)[2], int b,
-                                             int hq, int hk, int row_w, int row_g, int lane, int t)
+__device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_smem,
+                                             const float (&o)[N], const float (&m)[2],
+                                             const float (&l)[2], int b, int hq, int hk, int row_w,
+                                             int row_g, int lane, int t)
 {
     static_assert(!WGMMA_EPI_QUAD || N % 16 == 0, "whole groups of 4 chunks per row");
     const float vds = load_descale(p.v_descale, b, hk);
@@ -92,7 +93,8 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
                     st_shared_v4(kmajor_addr<16, 128>(o_smem, row - row_w, 16 * (4 * G + t)), a[0],
                                  a[1], a[2], a[3]);
                 else if (in)
-                    *reinterpret_cast<uint4 *>(orow + 8 * (4 * G + t)) = make_uint4(a[0], a[1], a[2], a[3]);
+                    *reinterpret_cast<uint4 *>(orow + 8 * (4 * G + t)) =
+                        make_uint4(a[0], a[1], a[2], a[3]);
             }
         } else if (in) {
 #pragma unroll

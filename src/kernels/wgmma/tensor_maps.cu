@@ -1,5 +1,5 @@
-/* Host side of the wgmma family: the TMA tensor maps of Q, K, V and O, built for each call from the
- * params' pointers and strides, and the rest of the flat kernel parameters (config.cuh).
+/* Host side of the wgmma family: the TMA tensor maps of Q, K, V and O, built for each call from
+ * the params' pointers and strides, and the rest of the flat kernel parameters (config.cuh).
  *
  * A tensor is described to TMA as 4-D, innermost first: (head_dim, tokens, heads, batch) with the
  * byte strides of the view, so BHSD, BSHD, packed and sliced layouts all work and rows past the
@@ -121,11 +121,13 @@ static int make_o_map(encode_tiled_fn encode, CUtensorMap *map, const fp8attn_pa
     tma_strides(&p->o_stride, p->head_dim, p->seqlen_q, p->h_q, p->batch, strides);
     for (int k = 0; k < 3; k++) {
         strides[k] *= 2; /* elements -> bytes */
-        if (strides[k] == 0 || strides[k] % 16 != 0 || strides[k] >= ((cuuint64_t)1 << 40)) return 0;
+        if (strides[k] == 0 || strides[k] % 16 != 0 || strides[k] >= ((cuuint64_t)1 << 40))
+            return 0;
     }
-    return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, p->o, dims, strides, box, elem,
-                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                  CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, p->o, dims, strides, box,
+                              elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                              CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS;
 }
 
 /* V^T [batch][h_kv][D][SKP] as a 4-D map (keys, D rows, heads, batch) of a packed array. */

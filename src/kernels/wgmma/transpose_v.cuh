@@ -36,7 +36,7 @@ __device__ __forceinline__ void transpose_tile(uint32_t v, uint32_t vt, int warp
     /* unrolled: the units are independent, so several ldmatrix -> prmt -> stmatrix chains are in
      * flight at once (one at a time made this loop the kernel's bottleneck: the consumers waited
      * on vt_full, docs/PERF.md w4); 4 chains fit the producer's 40 registers, 2 its 32 */
-#ifdef WGMMA_TRANSPOSE_UNROLL
+#ifdef WGMMA_TRANSPOSE_UNROLL /* A/B builds only (PERF w20) */
     constexpr int UNROLL = WGMMA_TRANSPOSE_UNROLL;
 #else
     constexpr int UNROLL = C::PRODUCER_REGS >= 40 ? 4 : 2;

@@ -32,8 +32,9 @@ typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS
 #define WGMMA_HD128_VT_PREGS WGMMA_HD128_PREGS
 #endif
 #ifndef WGMMA_HD128_VT_EPI_TMA
-#define WGMMA_HD128_VT_EPI_TMA 1 /* O through shared memory and a TMA store: H100 +3 % at (8,16,2048,128);
-                                  * every other kernel measured 1-8 % slower with it (PERF w21) */
+#define WGMMA_HD128_VT_EPI_TMA 1 /* O through shared memory and a TMA store: H100 +3 % at
+                                  * (8,16,2048,128); every other kernel measured 1-8 % slower
+                                  * with it (PERF w21) */
 #endif
 typedef wg_config<128, WGMMA_HD128_VT_BN, WGMMA_HD128_VT_STAGES, WGMMA_HD128_CONSUMERS,
                   WGMMA_HD128_VT_PREGS, 1, true, WGMMA_HD128_VT_EPI_TMA>

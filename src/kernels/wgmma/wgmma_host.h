@@ -15,8 +15,9 @@ struct wgmma_params;
 fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p);
 
 /* Fills *out for a kernel with BM query rows and BN keys per tile whose Q/K/V boxes are sw_d
- * bytes wide: the Q, K, V and O tensor maps (cuTensorMapEncodeTiled through the runtime's driver entry
- * point, so nothing links libcuda) and the scalars. No allocation, no synchronisation. */
+ * bytes wide: the Q, K, V and O tensor maps (cuTensorMapEncodeTiled through the runtime's driver
+ * entry point, so nothing links libcuda; O's only where TMA can take its strides, o_tma) and the
+ * scalars. No allocation, no synchronisation. */
 fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,
                                            struct wgmma_params *out);
 
