@@ -344,8 +344,8 @@ PAD_CASES = [(2, 8, 2, 200, d, c) for d in (64, 128, 256) for c in (False, True)
 def test_out_view_padding_untouched(B, Hq, Hkv, S, D, causal):
     """O written into a view of a larger NaN-filled tensor (24 more columns per row, 3 more
     tokens): the view equals the contiguous result bit for bit, and not one element outside it
-    changes. The 2048-token cases take the V^T workspace path on Hopper, whose kernels store O
-    with TMA; hd256's transposing kernel (200 tokens) stores it from registers."""
+    changes. On Hopper the 2048-token cases run the V^T workspace kernels (hd128's stores O with
+    TMA), the 200-token ones the transposing kernels (16-byte stores from registers)."""
     q, k, v, dq, dk, dv = _ws_problem(B, Hq, Hkv, S, D, 70 + D + causal)
     ref = fp8attn.attention(q, k, v, causal=causal, q_descale=dq, k_descale=dk, v_descale=dv,
                             out_dtype=torch.bfloat16)
