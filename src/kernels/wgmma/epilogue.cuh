@@ -2,11 +2,11 @@
  * LSE. Rows past seqlen_q are not written; a row that saw no key gets O = 0 and LSE = -inf.
  *
  * In the accumulator layout lane t of a quad holds output columns 8i + 2t, 8i + 2t + 1 of each
- * 8-column chunk i of its two rows: 4 bytes per chunk. Stored as they are (WGMMA_EPI_QUAD 0), a
- * warp's 4-byte store touches 8 rows, 16 bytes each, and a row of D columns takes D / 8 such
- * stores per lane. WGMMA_EPI_QUAD 1 first transposes each group of 4 chunks across the quad (two
- * rounds of shuffles), so that lane t holds all 8 columns of chunk 4G + t and writes them with one
- * 16-byte store: a quarter of the store instructions, each filling whole 32-byte sectors. O's
+ * 8-column chunk i of its two rows: 4 bytes per chunk. Stored as they are, a warp's 4-byte store
+ * touches 8 rows, 16 bytes each (docs/PERF.md w19: 1.22-1.30x slower at hd256 512 keys). Each
+ * group of 4 chunks is first transposed across the quad (two rounds of shuffles), so that lane t
+ * holds all 8 columns of chunk 4G + t and writes them with one 16-byte store: a quarter of the
+ * store instructions, each filling whole 32-byte sectors. O's
  * pointer and strides are 16-byte aligned (fp8attn.h), and so is every 8-column chunk.
  *
  * Those stores still hold the warp until the memory system takes them, and every SM reaches its
@@ -25,10 +25,6 @@
 #include "config.cuh"
 #include "ptx_sm90.cuh"
 #include "smem_layout.cuh"
-
-#ifndef WGMMA_EPI_QUAD
-#define WGMMA_EPI_QUAD 1
-#endif
 
 /* 4 x 4 transpose of 32-bit words across the 4 lanes of a quad: lane t holds a[j] = word j of
  * its row of the 4 x 4 matrix, and gets back word t of every lane (a[k] = lane k's a[t]). The
@@ -62,7 +58,7 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
                                              const float (&l)[2], int b, int hq, int hk, int row_w,
                                              int row_g, int lane, int t)
 {
-    static_assert(!WGMMA_EPI_QUAD || N % 16 == 0, "whole groups of 4 chunks per row");
+    static_assert(N % 16 == 0, "whole groups of 4 chunks per row");
     const float vds = load_descale(p.v_descale, b, hk);
     const bool bf16 = p.out_bf16 != 0;
     const bool tma = C::O_SMEM && p.o_tma;
@@ -79,28 +75,21 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
         const bool in = row < p.seqlen_q; /* the same for the whole quad */
         const float inv = lr > 0.0f ? vds / lr : 0.0f;
         uint16_t *orow = (uint16_t *)p.o + row_offset(p.o_stride, b, hq, in ? row : 0);
-        if (tma || WGMMA_EPI_QUAD) {
 #pragma unroll
-            for (int G = 0; G < N / 16; G++) {
-                uint32_t a[4];
+        for (int G = 0; G < N / 16; G++) {
+            uint32_t a[4];
 #pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    const int i = 4 * G + j;
-                    a[j] = pack_out2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv, bf16);
-                }
-                quad_transpose(a, t); /* every lane of the warp takes part, rows past the end too */
-                if (tma) /* rows past the end too: the TMA store leaves them out */
-                    st_shared_v4(kmajor_addr<16, 128>(o_smem, row - row_w, 16 * (4 * G + t)), a[0],
-                                 a[1], a[2], a[3]);
-                else if (in)
-                    *reinterpret_cast<uint4 *>(orow + 8 * (4 * G + t)) =
-                        make_uint4(a[0], a[1], a[2], a[3]);
+            for (int j = 0; j < 4; j++) {
+                const int i = 4 * G + j;
+                a[j] = pack_out2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv, bf16);
             }
-        } else if (in) {
-#pragma unroll
-            for (int i = 0; i < N / 4; i++)
-                *reinterpret_cast<uint32_t *>(orow + 8 * i + 2 * t) =
-                    pack_out2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv, bf16);
+            quad_transpose(a, t); /* every lane of the warp takes part, rows past the end too */
+            if (tma) /* rows past the end too: the TMA store leaves them out */
+                st_shared_v4(kmajor_addr<16, 128>(o_smem, row - row_w, 16 * (4 * G + t)), a[0], a[1],
+                             a[2], a[3]);
+            else if (in)
+                *reinterpret_cast<uint4 *>(orow + 8 * (4 * G + t)) =
+                    make_uint4(a[0], a[1], a[2], a[3]);
         }
         if (in && p.lse && t == 0)
             p.lse[((int64_t)b * p.h_q + hq) * p.seqlen_q + row] =

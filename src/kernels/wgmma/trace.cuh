@@ -28,15 +28,24 @@ static __device__ uint64_t g_wg_trace[TRACE_BLOCKS][3][TRACE_TILES][TRACE_POINTS
 static __device__ uint64_t g_wg_trace_q[TRACE_BLOCKS][3][TRACE_QTILES][TRACE_QPOINTS];
 #endif
 
+#if WGMMA_TRACE
+/* The SM clock into *slot, for thread 0 of a warpgroup (wtid) of the first TRACE_BLOCKS blocks. */
+__device__ __forceinline__ void trace_store(int wtid, bool in_range, uint64_t *slot)
+{
+    if (wtid == 0 && blockIdx.x < TRACE_BLOCKS && in_range) {
+        uint64_t t;
+        asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+        *slot = t;
+    }
+}
+#endif
+
 /* Stamp `point` of key tile `tile` (the block's count, across its query tiles). */
 __device__ __forceinline__ void trace_stamp(int c, int wtid, int tile, int point)
 {
 #if WGMMA_TRACE
-    if (wtid == 0 && blockIdx.x < TRACE_BLOCKS && tile < TRACE_TILES) {
-        uint64_t t;
-        asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-        g_wg_trace[blockIdx.x][c][tile][point] = t;
-    }
+    trace_store(wtid, tile < TRACE_TILES,
+                &g_wg_trace[blockIdx.x % TRACE_BLOCKS][c][tile % TRACE_TILES][point]);
 #else
     (void)c, (void)wtid, (void)tile, (void)point;
 #endif
@@ -47,11 +56,8 @@ __device__ __forceinline__ void trace_stamp(int c, int wtid, int tile, int point
 __device__ __forceinline__ void trace_tile(int c, int wtid, int qtile, int point)
 {
 #if WGMMA_TRACE
-    if (wtid == 0 && blockIdx.x < TRACE_BLOCKS && qtile < TRACE_QTILES) {
-        uint64_t t;
-        asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-        g_wg_trace_q[blockIdx.x][c][qtile][point] = t;
-    }
+    trace_store(wtid, qtile < TRACE_QTILES,
+                &g_wg_trace_q[blockIdx.x % TRACE_BLOCKS][c][qtile % TRACE_QTILES][point]);
 #else
     (void)c, (void)wtid, (void)qtile, (void)point;
 #endif
