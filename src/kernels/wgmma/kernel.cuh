@@ -72,7 +72,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
                                      void *vt, int sm_count, fp8attn_stream_t stream)
 {
     wgmma_params wp;
-    fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, C::SW_D, &wp);
+    fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, C::SW_D, C::O_SMEM, &wp);
     if (st != FP8ATTN_OK) return st;
     if (vt) {
         if ((st = fp8attn_wgmma_make_vt_map(p, vt, C::SW_N, &wp)) != FP8ATTN_OK ||

@@ -147,7 +147,7 @@ fp8attn_status_t fp8attn_wgmma_make_vt_map(const fp8attn_params_t *p, const void
 }
 
 fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,
-                                           struct wgmma_params *out)
+                                           int o_map, struct wgmma_params *out)
 {
     encode_tiled_fn encode;
     fp8attn_status_t st = encoder(&encode);
@@ -159,7 +159,7 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
         (st = make_map(encode, &out->tm_v, "v", p->v, &p->v_stride, p->head_dim, p->seqlen_k,
                        p->h_kv, p->batch, sw_d, bn)) != FP8ATTN_OK)
         return st;
-    out->o_tma = make_o_map(encode, &out->tm_o, p);
+    out->o_tma = o_map && make_o_map(encode, &out->tm_o, p);
     if (!out->o_tma) memset(&out->tm_o, 0, sizeof out->tm_o);
     out->batch = p->batch;
     out->h_q = p->h_q;

@@ -16,10 +16,11 @@ fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p);
 
 /* Fills *out for a kernel with BM query rows and BN keys per tile whose Q/K/V boxes are sw_d
  * bytes wide: the Q, K, V and O tensor maps (cuTensorMapEncodeTiled through the runtime's driver
- * entry point, so nothing links libcuda; O's only where TMA can take its strides, o_tma) and the
- * scalars. No allocation, no synchronisation. */
+ * entry point, so nothing links libcuda; O's only for a kernel that stores with TMA, o_map != 0,
+ * and where TMA can take O's strides: o_tma) and the scalars. No allocation, no
+ * synchronisation. */
 fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,
-                                           struct wgmma_params *out);
+                                           int o_map, struct wgmma_params *out);
 
 /* The V^T of p in the workspace (vt_prepass.cu): SKP = seqlen_k rounded up to 32, the bytes it
  * takes, its tensor map (box: sw_n key bytes x head_dim rows) and the launch that writes it. */
