@@ -25,6 +25,7 @@
 #include "config.cuh"
 #include "ptx_sm90.cuh"
 #include "smem_layout.cuh"
+#include "softmax.cuh" /* P_LOG2 */
 
 /* 4 x 4 transpose of 32-bit words across the 4 lanes of a quad: lane t holds a[j] = word j of
  * its row of the 4 x 4 matrix, and gets back word t of every lane (a[k] = lane k's a[t]). The
@@ -93,7 +94,7 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
         }
         if (in && p.lse && t == 0)
             p.lse[((int64_t)b * p.h_q + hq) * p.seqlen_q + row] =
-                lr > 0.0f ? FP8ATTN_LN2 * (m[r] + log2f(lr) - 8.0f) : -INFINITY;
+                lr > 0.0f ? FP8ATTN_LN2 * (m[r] + log2f(lr) - P_LOG2) : -INFINITY;
     }
     if (tma) { /* hand the rows to the async proxy; one lane stores the D / 64 boxes */
         fence_proxy_async_smem();

@@ -74,7 +74,15 @@ __device__ __forceinline__ void tma_tile(uint32_t dst, const CUtensorMap *map, u
 template <class C>
 __device__ __forceinline__ uint32_t ring_phase(int g)
 {
-    return (uint32_t)(g / C::STAGES) & 1;
+    return (uint32_t)g / C::STAGES & 1;
+}
+
+/* The ring stage the block's g-th key tile uses (g >= 0: unsigned, so a 3-stage ring's modulo is
+ * a multiply-shift and a 2-stage ring's a mask, without the sign fix-up of int's %). */
+template <class C>
+__device__ __forceinline__ int ring_stage(int g)
+{
+    return (int)((uint32_t)g % C::STAGES);
 }
 
 /* Q (thread 0). */
@@ -90,7 +98,7 @@ template <class C>
 __device__ __forceinline__ void load_k(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
                                        int j, int g)
 {
-    const int s = g % C::STAGES;
+    const int s = ring_stage<C>(g);
     mbar_arrive_expect_tx(sm.k_full(s), C::KV_BYTES);
     tma_tile<C, C::BN>(sm.k_tile(s), &p.tm_k, sm.k_full(s), j * C::BN, t.hk, t.b);
 }
@@ -99,7 +107,7 @@ template <class C>
 __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
                                         int j, int g)
 {
-    const int s = g % C::STAGES;
+    const int s = ring_stage<C>(g);
     load_k<C>(p, sm, t, j, g);
     mbar_arrive_expect_tx(sm.v_full(s), C::KV_BYTES);
     tma_tile<C, C::BN>(sm.v_tile(s), &p.tm_v, sm.v_full(s), j * C::BN, t.hk, t.b);
@@ -121,7 +129,7 @@ template <class C>
 __device__ __forceinline__ void load_vt(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
                                         int j, int g)
 {
-    const int s = g % C::STAGES;
+    const int s = ring_stage<C>(g);
     mbar_arrive_expect_tx(sm.vt_full(s), C::KV_BYTES);
 #pragma unroll
     for (int c = 0; c < C::BN / C::SW_N; c++)
@@ -135,7 +143,7 @@ __device__ __forceinline__ void load_vt(const wgmma_params &p, const wg_smem<C> 
 template <class C>
 __device__ __forceinline__ void transpose_stage(const wg_smem<C> &sm, int g, int tw, int lane)
 {
-    const int s = g % C::STAGES;
+    const int s = ring_stage<C>(g);
     const int ttid = 32 * tw + lane; /* traced: the first transposer thread */
     trace_stamp(2, ttid, g, 0);
     mbar_wait(sm.v_full(s), ring_phase<C>(g));
@@ -153,8 +161,8 @@ __device__ __forceinline__ void transpose_stage(const wg_smem<C> &sm, int g, int
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void wait_stage_free(const wg_smem<C> &sm, int g)
 {
-    mbar_wait(sm.k_empty(g % C::STAGES), ring_phase<C>(g) ^ 1);
-    if (!PRE_VT) mbar_wait(sm.v_empty(g % C::STAGES), ring_phase<C>(g) ^ 1);
+    mbar_wait(sm.k_empty(ring_stage<C>(g)), ring_phase<C>(g) ^ 1);
+    if (!PRE_VT) mbar_wait(sm.v_empty(ring_stage<C>(g)), ring_phase<C>(g) ^ 1);
 }
 
 /* Q of the block's qi-th query tile with keys, once the consumers are done with the last one. */
@@ -195,7 +203,7 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                         load_key_tile<C, PRE_VT>(p, sm, t, j + 1, g + j + 1);
                     }
                     if (PRE_VT) {
-                        mbar_wait(sm.vt_empty((g + j) % C::STAGES), ring_phase<C>(g + j) ^ 1);
+                        mbar_wait(sm.vt_empty(ring_stage<C>(g + j)), ring_phase<C>(g + j) ^ 1);
                         load_vt<C>(p, sm, t, j, g + j);
                     }
                 }

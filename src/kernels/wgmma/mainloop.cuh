@@ -48,6 +48,25 @@ __device__ __forceinline__ void release(uint32_t bar, int lane)
 #endif
 static constexpr bool EARLY_TEST = WGMMA_EARLY_TEST;
 
+/* SPEC_EXP: tiles after the first take the speculative softmax (softmax.cuh,
+ * softmax_pack_spec), whose exponentials do not wait for the tile's row max. */
+#ifndef WGMMA_SPEC_EXP
+#define WGMMA_SPEC_EXP 0
+#endif
+static constexpr bool SPEC_EXP = WGMMA_SPEC_EXP;
+
+/* LATE_WAIT (A/B builds): ptxas places wgmma.wait_group at the top of the basic block that holds
+ * it, which in the overlapped loop is the softmax's first block, so the whole softmax waits for
+ * the previous tile's P.V. A loop that never runs (batch >= 1), placed just before the wait,
+ * starts a new basic block there, so the softmax runs under that P.V. */
+#ifndef WGMMA_LATE_WAIT
+#define WGMMA_LATE_WAIT 0
+#endif
+__device__ __forceinline__ void block_boundary(const wgmma_params &p)
+{
+    for (int i = p.batch; i < 0; i++) __nanosleep(0);
+}
+
 /* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
  * qi-th (parity of q_full). */
 template <class C, bool OVERLAP, bool PINGPONG, bool SKIP_RESCALE>
@@ -78,7 +97,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
         trace_tile(c, wtid, qi, 1);
         if (!OVERLAP) {
             for (int j = 0; j < n; j++) {
-                const int st = (g + j) % C::STAGES;
+                const int st = ring_stage<C>(g + j);
                 const uint32_t ph = ring_phase<C>(g + j);
                 trace_stamp(c, wtid, g + j, 0);
                 mbar_wait(sm.k_full(st), ph);
@@ -112,7 +131,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
         } else {
             if (PINGPONG && c == 1) turn_pass<true>(c); /* consumer 0 goes first */
             /* tile 0: S only */
-            const int s0t = g % C::STAGES;
+            const int s0t = ring_stage<C>(g);
             mbar_wait(sm.k_full(s0t), ring_phase<C>(g));
             float s0[C::BN / 2];
             turn_wait<PINGPONG>(c);
@@ -129,7 +148,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
             pack_p(s0, pa);
             uint32_t ready = 0; /* this tile's two stages were seen full during the last one */
             for (int j = 1; j < n; j++) {
-                const int st = (g + j) % C::STAGES, sp = (g + j - 1) % C::STAGES;
+                const int st = ring_stage<C>(g + j), sp = ring_stage<C>(g + j - 1);
                 const uint32_t ph = ring_phase<C>(g + j);
                 const uint32_t pp = ring_phase<C>(g + j - 1);
                 trace_stamp(c, wtid, g + j, 0);
@@ -150,18 +169,49 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 wgmma_wait<1>(); /* S_j done; P_{j-1}.V_{j-1} may still run */
                 reg_fence(s);
                 trace_stamp(c, wtid, g + j, 3);
-                release(sm.k_empty(st), lane);
-                if (j == n - 1) release(sm.q_empty(), lane);
+                if (!SPEC_EXP) { /* SPEC_EXP may need Q and K_j again (below) */
+                    release(sm.k_empty(st), lane);
+                    if (j == n - 1) release(sm.q_empty(), lane);
+                }
                 /* EARLY_TEST: look at the next tile's stages now, so the barrier round trip runs
                  * under the softmax instead of before the next issue */
                 if (EARLY_TEST) /* past the last tile the result is never read */
-                    ready = mbar_test(sm.k_full((g + j + 1) % C::STAGES), ring_phase<C>(g + j + 1)) &
+                    ready = mbar_test(sm.k_full(ring_stage<C>(g + j + 1)), ring_phase<C>(g + j + 1)) &
                             mbar_test(sm.vt_full(st), ph);
                 mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
+                if (SPEC_EXP) {
+                    /* where ptxas puts this wait anyway (above): P_{j-1}.V_{j-1} done, so pa is
+                     * free for the new P */
+                    wgmma_wait<0>();
+                    reg_fence(o);
+                    reg_fence(pa);
+                    release(sm.vt_empty(sp), lane);
+                    if (!softmax_pack_spec(s, m, l, sl2, alpha, pa)) {
+                        /* a row max moved too far: S again (s now holds P), the usual softmax */
+                        wgmma_fence();
+                        issue_qk<C>(s, sm.q, sm.k_tile(st), c);
+                        wgmma_commit();
+                        wgmma_wait<0>();
+                        reg_fence(s);
+                        mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
+                        softmax_tile(s, m, l, sl2, alpha);
+                        pack_p(s, pa);
+                    }
+                    release(sm.k_empty(st), lane);
+                    if (j == n - 1) release(sm.q_empty(), lane);
+                    if (!SKIP_RESCALE ||
+                        __any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f))
+                        rescale_o(o, alpha);
+                    trace_stamp(c, wtid, g + j, 4);
+                    if (WGMMA_TRACE) reg_fence(pa);
+                    trace_stamp(c, wtid, g + j, 5);
+                    continue;
+                }
                 softmax_tile(s, m, l, sl2, alpha);
                 reg_fence(s); /* keeps the softmax ahead of the wait: it must run under P.V */
                 reg_fence(l);
                 trace_stamp(c, wtid, g + j, 4);
+                if (WGMMA_LATE_WAIT) block_boundary(p);
                 wgmma_wait<0>(); /* ptxas hoists this into the row-max code (FA3's SASS shows the
                                   * same); a conditional wait would keep it here but makes ptxas
                                   * serialise every wgmma (C7514), which is slower */
@@ -177,7 +227,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 trace_stamp(c, wtid, g + j, 5);
             }
             /* the last tile's P.V */
-            const int sl = (g + n - 1) % C::STAGES;
+            const int sl = ring_stage<C>(g + n - 1);
             mbar_wait(sm.vt_full(sl), ring_phase<C>(g + n - 1));
             turn_wait<PINGPONG>(c);
             wgmma_fence();

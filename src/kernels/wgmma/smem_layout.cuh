@@ -34,13 +34,22 @@ __device__ __forceinline__ uint32_t kmajor_addr(uint32_t tile, int row, int kb)
  *   bits 16-29  leading-dimension byte offset >> 4: unused for swizzled K-major layouts (1)
  *   bits 32-45  stride-dimension byte offset >> 4: from one 8-row group to the next, 8 * SW
  *   bits 49-51  base offset: 0 (tiles are 1024-byte aligned)
- *   bits 62-63  swizzle: 1 = 128-byte, 2 = 64-byte, 3 = 32-byte */
+ *   bits 62-63  swizzle: 1 = 128-byte, 2 = 64-byte, 3 = 32-byte
+ * Shared-memory addresses are below 2^18 and tiles 1024-byte aligned, so the start field is
+ * (tile >> 4) + (offset >> 4) without a carry out of bit 13: the word tile >> 4 | 1 << 16 is the
+ * same for every slice of a tile, and each wgmma of a batch adds its slice's constant to it: one
+ * add per operand instead of an add, a mask, a shift and an or (docs/PERF.md w23). */
+template <int SW>
+__device__ __forceinline__ uint32_t desc_hi()
+{
+    return (uint32_t)((8 * SW) >> 4) | (uint32_t)(SW == 128 ? 1 : SW == 64 ? 2 : 3) << 30;
+}
 template <int R, int SW>
 __device__ __forceinline__ uint64_t kmajor_desc(uint32_t tile, int row0, int kb)
 {
-    const uint32_t start = tile + (uint32_t)((kb / SW) * R * SW + row0 * SW + (kb % SW));
-    return (uint64_t)((start & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) |
-           ((uint64_t)((8 * SW) >> 4) << 32) | ((uint64_t)(SW == 128 ? 1 : SW == 64 ? 2 : 3) << 62);
+    const uint32_t off = (uint32_t)((kb / SW) * R * SW + row0 * SW + (kb % SW)); /* 16 | off */
+    const uint32_t lo = ((tile >> 4) | 1u << 16) + (off >> 4);
+    return (uint64_t)lo | (uint64_t)desc_hi<SW>() << 32;
 }
 
 #endif

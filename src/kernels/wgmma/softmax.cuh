@@ -12,6 +12,13 @@
 
 #include "../ptx.cuh"
 
+/* P = 2^(x - m + P_LOG2): the offset that keeps P's small values out of E4M3's subnormals; it
+ * cancels in O / l, and the epilogue takes it out of the LSE. */
+#ifndef WGMMA_P_LOG2
+#define WGMMA_P_LOG2 8
+#endif
+static constexpr float P_LOG2 = WGMMA_P_LOG2;
+
 /* Updates m, l; turns s into P (fp32, scaled by 2^8); alpha = factor for the old O rows. */
 template <int N>
 __device__ __forceinline__ void softmax_tile(float (&s)[N], float (&m)[2], float (&l)[2], float sl2,
@@ -28,7 +35,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[N], float (&m)[2], float
         const float m_use = m_new == -INFINITY ? 0.0f : m_new; /* no key seen yet: P = 0 */
         alpha[r] = exp2f(m[r] - m_use);
         m[r] = m_new;
-        const float off = 8.0f - m_use;
+        const float off = P_LOG2 - m_use;
         float sum = 0.0f;
 #pragma unroll
         for (int i = 0; i < N / 4; i++)
@@ -69,6 +76,50 @@ __device__ __forceinline__ void pack_p(const float (&s)[N], uint32_t (&pa)[N / 1
         pa[kk][2] = pack_e4m3x4(c2[0], c2[1], c3[0], c3[1]);
         pa[kk][3] = pack_e4m3x4(c2[2], c2[3], c3[2], c3[3]);
     }
+}
+
+/* The speculative softmax of one S tile after the first (SPEC_EXP): P is computed against the
+ * running max m of the earlier tiles, which is known before the tile's own max, so the
+ * exponentials, the row sums and the E4M3 packing do not wait for a row-max chain. If no P of
+ * the warp exceeds 448 (E4M3's largest finite value: the tile's max is at most log2(1.75) above
+ * m), m stays, alpha = 1, O needs no rescale, and the result is the online softmax with a
+ * reference point a little below the row max, which the 2^P_LOG2 offset and 1/l absorb; returns
+ * true. Otherwise (a larger max, or a row's first keys: m = -inf) returns false with m, l, alpha
+ * and pa unchanged and s overwritten: the caller recomputes S and takes softmax_tile. P goes
+ * straight to the A fragments pa (the previous tile's P.V must be complete). */
+#ifndef WGMMA_SPEC_NOREDO /* A/B timing builds only: 1 never redoes (wrong where a redo is due) */
+#define WGMMA_SPEC_NOREDO 0
+#endif
+template <int N>
+__device__ __forceinline__ bool softmax_pack_spec(float (&s)[N], float (&m)[2], float (&l)[2],
+                                                  float sl2, float (&alpha)[2],
+                                                  uint32_t (&pa)[N / 16][4])
+{
+    float off[2], pmax[2] = {0.0f, 0.0f}, sum[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int r = 0; r < 2; r++) off[r] = P_LOG2 - (m[r] == -INFINITY ? 0.0f : m[r]);
+#pragma unroll
+    for (int i = 0; i < N / 4; i++)
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            float *x = &s[4 * i + 2 * r];
+            x[0] = exp2f(fmaf(x[0], sl2, off[r]));
+            x[1] = exp2f(fmaf(x[1], sl2, off[r]));
+            pmax[r] = fmaxf(pmax[r], fmaxf(x[0], x[1]));
+            sum[r] += x[0];
+            sum[r] += x[1];
+        }
+    bool redo = false;
+#pragma unroll
+    for (int r = 0; r < 2; r++) redo |= pmax[r] > 448.0f || (m[r] == -INFINITY && pmax[r] > 0.0f);
+    if (!WGMMA_SPEC_NOREDO && __any_sync(0xffffffffu, redo)) return false;
+    pack_p(s, pa);
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        alpha[r] = 1.0f;
+        l[r] += sum[r];
+    }
+    return true;
 }
 
 #endif
