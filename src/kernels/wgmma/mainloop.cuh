@@ -54,6 +54,7 @@ static constexpr bool EARLY_TEST = WGMMA_EARLY_TEST;
 #define WGMMA_SPEC_EXP 0
 #endif
 static constexpr bool SPEC_EXP = WGMMA_SPEC_EXP;
+static constexpr int SPEC_BAR = 3; /* named barriers 3, 4: consumer c's redo vote (1, 2: ping-pong) */
 
 /* LATE_WAIT (A/B builds): ptxas places wgmma.wait_group at the top of the basic block that holds
  * it, which in the overlapped loop is the softmax's first block, so the whole softmax waits for
@@ -186,7 +187,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                     reg_fence(o);
                     reg_fence(pa);
                     release(sm.vt_empty(sp), lane);
-                    if (!softmax_pack_spec(s, m, l, sl2, alpha, pa)) {
+                    if (!softmax_pack_spec(s, m, l, sl2, alpha, pa, SPEC_BAR + c)) {
                         /* a row max moved too far: S again (s now holds P), the usual softmax */
                         wgmma_fence();
                         issue_qk<C>(s, sm.q, sm.k_tile(st), c);

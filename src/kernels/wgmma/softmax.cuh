@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "../ptx.cuh"
+#include "ptx_sm90.cuh"
 
 /* P = 2^(x - m + P_LOG2): the offset that keeps P's small values out of E4M3's subnormals; it
  * cancels in O / l, and the epilogue takes it out of the LSE. */
@@ -85,7 +86,9 @@ __device__ __forceinline__ void pack_p(const float (&s)[N], uint32_t (&pa)[N / 1
  * m), m stays, alpha = 1, O needs no rescale, and the result is the online softmax with a
  * reference point a little below the row max, which the 2^P_LOG2 offset and 1/l absorb; returns
  * true. Otherwise (a larger max, or a row's first keys: m = -inf) returns false with m, l, alpha
- * and pa unchanged and s overwritten: the caller recomputes S and takes softmax_tile. P goes
+ * and pa unchanged and s overwritten: the caller recomputes S and takes softmax_tile. The
+ * recompute is a wgmma, which all four warps of the warpgroup must issue together, so the
+ * decision is the warpgroup's: an OR over its 128 threads on named barrier bar_id. P goes
  * straight to the A fragments pa (the previous tile's P.V must be complete). */
 #ifndef WGMMA_SPEC_NOREDO /* A/B timing builds only: 1 never redoes (wrong where a redo is due) */
 #define WGMMA_SPEC_NOREDO 0
@@ -93,7 +96,7 @@ __device__ __forceinline__ void pack_p(const float (&s)[N], uint32_t (&pa)[N / 1
 template <int N>
 __device__ __forceinline__ bool softmax_pack_spec(float (&s)[N], float (&m)[2], float (&l)[2],
                                                   float sl2, float (&alpha)[2],
-                                                  uint32_t (&pa)[N / 16][4])
+                                                  uint32_t (&pa)[N / 16][4], int bar_id)
 {
     float off[2], pmax[2] = {0.0f, 0.0f}, sum[2] = {0.0f, 0.0f};
 #pragma unroll
@@ -112,7 +115,7 @@ __device__ __forceinline__ bool softmax_pack_spec(float (&s)[N], float (&m)[2], 
     bool redo = false;
 #pragma unroll
     for (int r = 0; r < 2; r++) redo |= pmax[r] > 448.0f || (m[r] == -INFINITY && pmax[r] > 0.0f);
-    if (!WGMMA_SPEC_NOREDO && __any_sync(0xffffffffu, redo)) return false;
+    if (!WGMMA_SPEC_NOREDO && named_bar_or(bar_id, 128, redo)) return false;
     pack_p(s, pa);
 #pragma unroll
     for (int r = 0; r < 2; r++) {
