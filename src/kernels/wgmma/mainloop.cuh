@@ -48,8 +48,10 @@ __device__ __forceinline__ void release(uint32_t bar, int lane)
 #endif
 static constexpr bool EARLY_TEST = WGMMA_EARLY_TEST;
 
-/* SPEC_EXP: tiles after the first take the speculative softmax (softmax.cuh,
- * softmax_pack_spec), whose exponentials do not wait for the tile's row max. */
+/* SPEC_EXP (A/B builds; not yet run on a GPU, docs/PERF.md w25): tiles after the first take the
+ * speculative softmax (softmax.cuh, softmax_pack_spec), whose exponentials do not wait for the
+ * tile's row max. K_j and Q are released only after it, since a P that overflowed makes the
+ * warpgroup compute S = Q.K_j^T again. */
 #ifndef WGMMA_SPEC_EXP
 #define WGMMA_SPEC_EXP 0
 #endif
@@ -188,7 +190,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                     reg_fence(pa);
                     release(sm.vt_empty(sp), lane);
                     if (!softmax_pack_spec(s, m, l, sl2, alpha, pa, SPEC_BAR + c)) {
-                        /* a row max moved too far: S again (s now holds P), the usual softmax */
+                        /* a P overflowed (s holds P, not S): S again, the usual softmax */
                         wgmma_fence();
                         issue_qk<C>(s, sm.q, sm.k_tile(st), c);
                         wgmma_commit();

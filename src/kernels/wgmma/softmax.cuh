@@ -79,26 +79,28 @@ __device__ __forceinline__ void pack_p(const float (&s)[N], uint32_t (&pa)[N / 1
     }
 }
 
-/* The speculative softmax of one S tile after the first (SPEC_EXP): P is computed against the
+/* The speculative softmax of one S tile after the first (SPEC_EXP). P is computed against the
  * running max m of the earlier tiles, which is known before the tile's own max, so the
- * exponentials, the row sums and the E4M3 packing do not wait for a row-max chain. If no P of
- * the warp exceeds 448 (E4M3's largest finite value: the tile's max is at most log2(1.75) above
- * m), m stays, alpha = 1, O needs no rescale, and the result is the online softmax with a
- * reference point a little below the row max, which the 2^P_LOG2 offset and 1/l absorb; returns
- * true. Otherwise (a larger max, or a row's first keys: m = -inf) returns false with m, l, alpha
- * and pa unchanged and s overwritten: the caller recomputes S and takes softmax_tile. The
- * recompute is a wgmma, which all four warps of the warpgroup must issue together, so the
- * decision is the warpgroup's: an OR over its 128 threads on named barrier bar_id. P goes
- * straight to the A fragments pa (the previous tile's P.V must be complete). */
-#ifndef WGMMA_SPEC_NOREDO /* A/B timing builds only: 1 never redoes (wrong where a redo is due) */
-#define WGMMA_SPEC_NOREDO 0
-#endif
+ * exponentials and row sums do not wait for a row-max chain (they run in place in s: the tile's
+ * max is taken over P instead). Then, per row:
+ *   - no P above 448 (E4M3's largest finite value): m stays, alpha = 1. The reference point may
+ *     lie up to log2(1.75) below the row max; the 2^P_LOG2 offset and 1/l absorb that.
+ *   - a P above 448 (the max moved up by more than that): m rises by an integer k >= 1, and
+ *     the row's P, its sum and (through alpha = 2^-k) O and l are scaled by 2^-k, exactly,
+ *     which brings the row's largest P into [224, 448].
+ *   - an infinite P (the max moved up by about 119 or more: P overflowed and S is lost): returns
+ *     false with m, l, alpha and pa unchanged, and the caller recomputes S and takes softmax_tile.
+ *     That recompute is a wgmma, which the warpgroup's four warps must issue together, so this
+ *     decision is an OR over its 128 threads (named barrier bar_id).
+ * A row with no key yet (m = -inf) takes 0 as its reference. At tiles after the first that is a
+ * row that sees no key at all (every row that sees a key sees key 0, in the first tile), so its
+ * P are all 0. P goes to the A fragments pa (the previous tile's P.V must be complete). */
 template <int N>
 __device__ __forceinline__ bool softmax_pack_spec(float (&s)[N], float (&m)[2], float (&l)[2],
                                                   float sl2, float (&alpha)[2],
                                                   uint32_t (&pa)[N / 16][4], int bar_id)
 {
-    float off[2], pmax[2] = {0.0f, 0.0f}, sum[2] = {0.0f, 0.0f};
+    float off[2], pmax[2] = {0.0f, 0.0f}, l0[2] = {l[0], l[1]};
 #pragma unroll
     for (int r = 0; r < 2; r++) off[r] = P_LOG2 - (m[r] == -INFINITY ? 0.0f : m[r]);
 #pragma unroll
@@ -109,18 +111,35 @@ __device__ __forceinline__ bool softmax_pack_spec(float (&s)[N], float (&m)[2], 
             x[0] = exp2f(fmaf(x[0], sl2, off[r]));
             x[1] = exp2f(fmaf(x[1], sl2, off[r]));
             pmax[r] = fmaxf(pmax[r], fmaxf(x[0], x[1]));
-            sum[r] += x[0];
-            sum[r] += x[1];
+            l[r] += x[0];
+            l[r] += x[1];
         }
-    bool redo = false;
-#pragma unroll
-    for (int r = 0; r < 2; r++) redo |= pmax[r] > 448.0f || (m[r] == -INFINITY && pmax[r] > 0.0f);
-    if (!WGMMA_SPEC_NOREDO && named_bar_or(bar_id, 128, redo)) return false;
-    pack_p(s, pa);
+    if (named_bar_or(bar_id, 128, pmax[0] == INFINITY || pmax[1] == INFINITY)) {
+        l[0] = l0[0];
+        l[1] = l0[1];
+        return false;
+    }
 #pragma unroll
     for (int r = 0; r < 2; r++) {
-        alpha[r] = 1.0f;
-        l[r] += sum[r];
+        pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 1)); /* the row's max */
+        pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 2));
+        /* pmax = 1.f x 2^e > 448 = 1.75 x 2^8: k = e - 8, or e - 7 where 1.f > 1.75, leaves the
+         * row's largest P in [224, 448], as close to 2^8 as a power-of-two step allows */
+        const int bits = __float_as_int(pmax[r]);
+        const int k =
+            pmax[r] > 448.0f ? ((bits >> 23) & 0xff) - 127 - 8 + ((bits & 0x7fffff) > 0x600000) : 0;
+        alpha[r] = __int_as_float((127 - k) << 23); /* 2^-k */
+        if (pmax[r] > 0.0f) m[r] = P_LOG2 - off[r] + (float)k; /* a row with no key stays -inf */
+        l[r] *= alpha[r];
+    }
+    if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
+#pragma unroll
+        for (int i = 0; i < N / 4; i++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) s[4 * i + e] *= alpha[e >> 1];
+        pack_p(s, pa);
+    } else {
+        pack_p(s, pa);
     }
     return true;
 }
