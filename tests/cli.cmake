@@ -15,7 +15,7 @@ target_include_directories(test_cli_ncu_csv PRIVATE ${FP8ATTN_TOOLS_DIR})
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   foreach(case check_pass check_gate_fail check_bad_args check_heads check_json check_json_paths
-               check_gqa_causal bench_cpu_out pipeline_cpu no_gpu)
+               check_inputs check_gqa_causal bench_cpu_out pipeline_cpu no_gpu)
     add_test(NAME cli_${case}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.py
                      $<TARGET_FILE:fp8attn_cli> ${case})

@@ -100,6 +100,7 @@ def case_check_bad_args():
         (["--layout", "bsdh"], "--layout"),
         (["--out-type", "fp32"], "--out-type"),
         (["--descale", "row"], "--descale"),
+        (["--inputs", "gauss"], "--inputs"),
         (["--shapes", "huge"], "--shapes"),
         (["--atol", "-1"], "--atol"),
         (["--max-rel-rmse", "nan"], "--max-rel-rmse"),
@@ -199,6 +200,26 @@ def case_check_json_paths():
         finally:
             os.chmod(d, 0o700)
     return 0
+
+
+def case_check_inputs():
+    """--inputs other than normal needs --no-e2e (exit 2 naming both); the results record the
+    inputs, and bench takes them (a rising or spiking score pattern runs and is recorded)."""
+    _, err = run_expect(["check", "--backend", "cpu", "--shape", SMALL_GQA, "--inputs",
+                         "rising"], 2)
+    expect("--inputs rising" in err and "--no-e2e" in err, "message must name both:\n" + err)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "c.json")
+        run_expect(["check", "--backend", "cpu", "--shape", SMALL_GQA, "--seeds", "0", "--json",
+                    path], 0)
+        r = json.load(open(path))["results"][0]
+        expect(r["inputs"] == "normal", "inputs: %r" % r)
+        for inputs in ("rising", "spike"):
+            out_dir = os.path.join(d, inputs)
+            run_expect(["bench", "--backend", "cpu", "--shape", SMALL_GQA, "--iters", "1",
+                        "--warmup", "0", "--inputs", inputs, "--out", out_dir], 0)
+            r = json.load(open(os.path.join(out_dir, "perf.json")))["results"][0]
+            expect(r["inputs"] == inputs, "perf.json inputs: %r" % r)
 
 
 def case_check_gqa_causal():

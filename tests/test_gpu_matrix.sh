@@ -5,8 +5,9 @@
 #   130x64, 64x4097, 4097x64) x GQA ratio {1, 4, h_q} (h_q = 8: h_kv 8, 2, 1; rotated over shapes)
 # and, per run, one row of a two-level fractional factorial over (causal, layout, output type, LSE)
 # (D = A xor B xor C): 8 runs in which every pair of those options meets in all four combinations.
-# The descale granularity rotates over tensor / head / batch-head. Each run poisons O and LSE and
-# fails on any NaN or unwritten element (see cmd_check). Exit 77 (CTest SKIP) without a GPU.
+# The descale granularity rotates over tensor / head / batch-head. Two more runs draw scores that
+# are not N(0,1) (--inputs rising, spike). Each run poisons O and LSE and fails on any NaN or
+# unwritten element (see cmd_check). Exit 77 (CTest SKIP) without a GPU.
 # Usage: test_gpu_matrix.sh FP8ATTN_BINARY VARIANT [extra check flags...]
 # With MATRIX_JSON_DIR set, each run also writes MATRIX_JSON_DIR/VARIANT-runN.json.
 set -u
@@ -52,6 +53,19 @@ for a in 0 1; do for b in 0 1; do for c in 0 1; do
     if [ $rc -ne 0 ]; then echo "== run $run FAILED (exit $rc)"; fail=1; fi
     run=$((run + 1))
 done; done; done
+# Scores that are not N(0,1) (fp8attn check --inputs): every row's max rising along the keys (the
+# online softmax rescales at almost every key tile), and one key 200 above the rest for every row
+# that sees it. Kernel gates only: FP8 inputs of that range are far from the unquantized ones.
+for inputs in rising spike; do
+    flags=(--backend gpu --variant "$variant" --no-e2e --seeds $((run + 1)) --inputs $inputs --lse)
+    [ $inputs = spike ] && flags+=(--causal --layout bshd)
+    [ -n "${MATRIX_JSON_DIR:-}" ] && flags+=(--json "$MATRIX_JSON_DIR/$variant$json_tag-run$run.json")
+    echo "== run $run: ${flags[*]}"
+    "$bin" check "${flags[@]}" "${shapes[@]}" "$@"
+    rc=$?
+    if [ $rc -ne 0 ]; then echo "== run $run FAILED (exit $rc)"; fail=1; fi
+    run=$((run + 1))
+done
 # mma, the default's choice, picks its 64-row tile for every problem above (they are all one wave
 # on any GPU; test_gpu_dispatch checks the choice). One more run with problems big enough for the
 # 128-row tile, which must be the kernel check reports having run.

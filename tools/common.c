@@ -319,6 +319,7 @@ const char *const k_backend_names[] = {"cpu", "gpu", NULL};
 const char *const k_layout_names[] = {"bhsd", "bshd", NULL};
 const char *const k_out_type_names[] = {"fp16", "bf16", NULL};
 const char *const k_descale_names[] = {"tensor", "head", "batch-head", NULL};
+const char *const k_inputs_names[] = {"normal", "rising", "spike", NULL};
 
 void common_opts_init(run_opts_t *o, const char *cmd, const uint64_t *seeds, int n_seeds,
                       const char *label)
@@ -376,6 +377,14 @@ static int set_descale(run_opts_t *o, const char *v)
     return 0;
 }
 
+static int set_inputs(run_opts_t *o, const char *v)
+{
+    int idx = parse_choice(o->cmd, "--inputs", v, k_inputs_names);
+    if (idx < 0) return -1;
+    o->inputs = idx;
+    return 0;
+}
+
 static int set_variant(run_opts_t *o, const char *v)
 {
     o->variant = v;
@@ -402,7 +411,7 @@ static const struct {
     {"--backend", set_backend}, {"--variant", set_variant},   {"--shapes", parse_presets},
     {"--shape", parse_custom_shape}, {"--seeds", parse_seeds}, {"--layout", set_layout},
     {"--out-type", set_out_type}, {"--descale", set_descale}, {"--out", set_out_dir},
-    {"--label", set_label},
+    {"--label", set_label}, {"--inputs", set_inputs},
 };
 
 /* Parses one option with a value; ARG_UNKNOWN if the argument is none of them. */
@@ -505,6 +514,7 @@ void common_usage_options(FILE *f)
             "  --layout bhsd|bshd     memory layout of Q, K, V and O (default bhsd)\n"
             "  --out-type fp16|bf16   output type (default fp16)\n"
             "  --descale tensor|head|batch-head  FP8 scale granularity (default head)\n"
+            "  --inputs normal|rising|spike  how Q, K, V are drawn (default normal; below)\n"
             "  --lse                  also write the log-sum-exp\n"
             "  --no-workspace         GPU runs call fp8attn_forward_ws without scratch memory\n"
             "                         (default: a workspace of fp8attn_forward_workspace_size\n"
@@ -519,7 +529,12 @@ void common_usage_inputs(FILE *f)
     fprintf(f,
             "\nInputs: Q, K, V are drawn N(0,1) in float (splitmix64 seeded with the seed, then\n"
             "Box-Muller; Q, K, V in that order, each in [b, h, s, d] order whatever the\n"
-            "layout), then quantized to E4M3 with descale = amax / 448 per group.\n");
+            "layout), then quantized to E4M3 with descale = amax / 448 per group.\n"
+            "--inputs rising: element 0 of every Q row is 2 and element 0 of key j is\n"
+            "5 sqrt(D) j / Sk, so each score gains 10 j / Sk (at the default scale): every row's\n"
+            "max rises along the keys while the attention stays spread over ~Sk/10 keys.\n"
+            "--inputs spike: element 0 of every Q row is 2 and of key 3 Sk / 4 is 100 sqrt(D):\n"
+            "that key's score is 200 above the others for every row that sees it.\n");
 }
 
 /* ---- backend and variants ---- */
@@ -596,6 +611,7 @@ void run_opts_to_json(const run_opts_t *o, json_t *obj)
     json_object_set_new(obj, "lse", json_boolean(o->lse));
     json_object_set_new(obj, "descale", json_string(descale_name(o->descale)));
     json_object_set_new(obj, "workspace", json_boolean(!o->no_workspace));
+    json_object_set_new(obj, "inputs", json_string(k_inputs_names[o->inputs]));
 }
 
 /* ---- misc ---- */

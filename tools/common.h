@@ -35,6 +35,9 @@ typedef struct {
 shape_t make_shape(const char *name, int32_t b, int32_t hq, int32_t hkv, int32_t sq, int32_t sk,
                    int32_t d, int causal);
 
+/* --inputs: how Q, K, V are drawn (common_usage_inputs says what each does). */
+enum { INPUTS_NORMAL = 0, INPUTS_RISING, INPUTS_SPIKE };
+
 /* Options common to check and bench. */
 typedef struct {
     const char *cmd;                /* "check" or "bench", for messages */
@@ -50,6 +53,7 @@ typedef struct {
     fp8attn_granularity_t descale;  /* --descale */
     int lse;                        /* --lse */
     int no_workspace;               /* --no-workspace */
+    int inputs;                     /* --inputs: INPUTS_NORMAL, _RISING or _SPIKE */
     const char *out_dir;            /* --out, NULL if not given */
     const char *label;              /* --label */
 } run_opts_t;
@@ -132,6 +136,7 @@ extern const char *const k_backend_names[];
 extern const char *const k_layout_names[];
 extern const char *const k_out_type_names[];
 extern const char *const k_descale_names[];
+extern const char *const k_inputs_names[]; /* in the order of INPUTS_* */
 /* Index of `text` in a NULL-terminated name list, or -1. */
 int choice_index(const char *text, const char *const *names);
 /* "a, b, c" from a NULL-terminated name list. */

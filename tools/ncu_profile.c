@@ -110,6 +110,10 @@ static void build_ncu_argv(argv_builder_t *b, const char *ncu, const char *exe, 
     push(b, "--descale");
     push(b, descale_name(o->descale));
     if (o->lse) push(b, "--lse");
+    if (o->inputs != INPUTS_NORMAL) {
+        push(b, "--inputs");
+        push(b, k_inputs_names[o->inputs]);
+    }
     if (o->variant) {
         push(b, "--variant");
         push(b, o->variant);

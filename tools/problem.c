@@ -87,6 +87,27 @@ static void fill_normal(rng_t *r, float *x, fp8attn_strides_t st, int32_t batch,
             }
 }
 
+/* --inputs rising / spike: overwrites element 0 of every Q row with 2 and element 0 of some K
+ * rows, which adds a per-key term to every score (common_usage_inputs). */
+static void shape_scores(float *q, float *k, const fp8attn_params_t *p, int inputs)
+{
+    const float root_d = sqrtf((float)p->head_dim);
+    int32_t b, h, s;
+    for (b = 0; b < p->batch; b++)
+        for (h = 0; h < p->h_q; h++)
+            for (s = 0; s < p->seqlen_q; s++)
+                q[b * p->q_stride.batch + h * p->q_stride.head + s * p->q_stride.token] = 2.0f;
+    for (b = 0; b < p->batch; b++)
+        for (h = 0; h < p->h_kv; h++)
+            for (s = 0; s < p->seqlen_k; s++) {
+                float *k0 = &k[b * p->k_stride.batch + h * p->k_stride.head + s * p->k_stride.token];
+                if (inputs == INPUTS_RISING)
+                    *k0 = 5.0f * root_d * (float)s / (float)p->seqlen_k;
+                else if (s == (int32_t)(3 * (int64_t)p->seqlen_k / 4))
+                    *k0 = 100.0f * root_d;
+            }
+}
+
 /* Computes the descales of tensor t and writes its E4M3 codes. */
 static int quantize_tensor(problem_t *pr, int t, const run_opts_t *o, char *err)
 {
@@ -193,6 +214,7 @@ int problem_create(problem_t *pr, const shape_t *s, uint64_t seed, const run_opt
     fill_normal(&rng, pr->x[TQ], pr->p.q_stride, s->batch, s->h_q, s->seqlen_q, s->head_dim);
     fill_normal(&rng, pr->x[TK], pr->p.k_stride, s->batch, s->h_kv, s->seqlen_k, s->head_dim);
     fill_normal(&rng, pr->x[TV], pr->p.v_stride, s->batch, s->h_kv, s->seqlen_k, s->head_dim);
+    if (o->inputs != INPUTS_NORMAL) shape_scores(pr->x[TQ], pr->x[TK], &pr->p, o->inputs);
     for (t = 0; t < 3; t++)
         if (quantize_tensor(pr, t, o, err)) goto fail;
     if (!keep_float)
