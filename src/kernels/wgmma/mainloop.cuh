@@ -58,18 +58,6 @@ static constexpr bool EARLY_TEST = WGMMA_EARLY_TEST;
 static constexpr bool SPEC_EXP = WGMMA_SPEC_EXP;
 static constexpr int SPEC_BAR = 3; /* named barriers 3, 4: consumer c's redo vote (1, 2: ping-pong) */
 
-/* LATE_WAIT (A/B builds): ptxas places wgmma.wait_group at the top of the basic block that holds
- * it, which in the overlapped loop is the softmax's first block, so the whole softmax waits for
- * the previous tile's P.V. A loop that never runs (batch >= 1), placed just before the wait,
- * starts a new basic block there, so the softmax runs under that P.V. */
-#ifndef WGMMA_LATE_WAIT
-#define WGMMA_LATE_WAIT 0
-#endif
-__device__ __forceinline__ void block_boundary(const wgmma_params &p)
-{
-    for (int i = p.batch; i < 0; i++) __nanosleep(0);
-}
-
 /* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
  * qi-th (parity of q_full). */
 template <class C, bool OVERLAP, bool PINGPONG, bool SKIP_RESCALE>
@@ -183,8 +171,8 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                             mbar_test(sm.vt_full(st), ph);
                 mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
                 if (SPEC_EXP) {
-                    /* where ptxas puts this wait anyway (above): P_{j-1}.V_{j-1} done, so pa is
-                     * free for the new P */
+                    /* where ptxas hoists the default path's wait to (below): P_{j-1}.V_{j-1}
+                     * done, so pa is free for the new P */
                     wgmma_wait<0>();
                     reg_fence(o);
                     reg_fence(pa);
@@ -214,10 +202,11 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 reg_fence(s); /* keeps the softmax ahead of the wait: it must run under P.V */
                 reg_fence(l);
                 trace_stamp(c, wtid, g + j, 4);
-                if (WGMMA_LATE_WAIT) block_boundary(p);
                 wgmma_wait<0>(); /* ptxas hoists this into the row-max code (FA3's SASS shows the
                                   * same); a conditional wait would keep it here but makes ptxas
-                                  * serialise every wgmma (C7514), which is slower */
+                                  * serialise every wgmma (C7514), which is slower. Kept here by a
+                                  * basic-block boundary it is 3-9 % slower (PERF w8, w24): the
+                                  * hoisted wait keeps the two consumers out of phase */
                 reg_fence(o);
                 reg_fence(pa);
                 release(sm.vt_empty(sp), lane);

@@ -38,7 +38,7 @@ __device__ __forceinline__ uint32_t kmajor_addr(uint32_t tile, int row, int kb)
  * Shared-memory addresses are below 2^18 and tiles 1024-byte aligned, so the start field is
  * (tile >> 4) + (offset >> 4) without a carry out of bit 13: the word tile >> 4 | 1 << 16 is the
  * same for every slice of a tile, and each wgmma of a batch adds its slice's constant to it: one
- * add per operand instead of an add, a mask, a shift and an or (docs/PERF.md w23). */
+ * add per operand instead of an add, a mask, a shift and an or (docs/PERF.md w24). */
 template <int SW>
 __device__ __forceinline__ uint32_t desc_hi()
 {
