@@ -38,6 +38,15 @@ done
 descales=(tensor head batch-head)
 fail=0
 run=0
+# One run: check over every shape with flags=(...), numbered, its JSON file named after it.
+check_run() {
+    [ -n "${MATRIX_JSON_DIR:-}" ] && flags+=(--json "$MATRIX_JSON_DIR/$variant$json_tag-run$run.json")
+    echo "== run $run: ${flags[*]}"
+    "$bin" check "${flags[@]}" "${shapes[@]}" "$@"
+    rc=$?
+    if [ $rc -ne 0 ]; then echo "== run $run FAILED (exit $rc)"; fail=1; fi
+    run=$((run + 1))
+}
 for a in 0 1; do for b in 0 1; do for c in 0 1; do
     dd=$((a ^ b ^ c))
     flags=(--backend gpu --variant "$variant" --no-e2e --seeds $((run + 1)))
@@ -46,12 +55,7 @@ for a in 0 1; do for b in 0 1; do for c in 0 1; do
     [ $c = 1 ] && flags+=(--out-type bf16) || flags+=(--out-type fp16)
     [ $dd = 1 ] && flags+=(--lse)
     flags+=(--descale "${descales[$((run % 3))]}")
-    [ -n "${MATRIX_JSON_DIR:-}" ] && flags+=(--json "$MATRIX_JSON_DIR/$variant$json_tag-run$run.json")
-    echo "== run $run: ${flags[*]}"
-    "$bin" check "${flags[@]}" "${shapes[@]}" "$@"
-    rc=$?
-    if [ $rc -ne 0 ]; then echo "== run $run FAILED (exit $rc)"; fail=1; fi
-    run=$((run + 1))
+    check_run "$@"
 done; done; done
 # Scores that are not N(0,1) (fp8attn check --inputs): every row's max rising along the keys (the
 # online softmax rescales at almost every key tile), and one key 200 above the rest for every row
@@ -62,12 +66,7 @@ done; done; done
 for inputs in rising spike; do
     flags=(--backend gpu --variant "$variant" --no-e2e --seeds $((run + 1)) --inputs $inputs)
     [ $inputs = spike ] && flags+=(--causal --layout bshd)
-    [ -n "${MATRIX_JSON_DIR:-}" ] && flags+=(--json "$MATRIX_JSON_DIR/$variant$json_tag-run$run.json")
-    echo "== run $run: ${flags[*]}"
-    "$bin" check "${flags[@]}" "${shapes[@]}" "$@"
-    rc=$?
-    if [ $rc -ne 0 ]; then echo "== run $run FAILED (exit $rc)"; fail=1; fi
-    run=$((run + 1))
+    check_run "$@"
 done
 # mma, the default's choice, picks its 64-row tile for every problem above (they are all one wave
 # on any GPU; test_gpu_dispatch checks the choice). One more run with problems big enough for the
