@@ -55,7 +55,14 @@ static constexpr bool EARLY_TEST = WGMMA_EARLY_TEST;
 #ifndef WGMMA_SPEC_EXP
 #define WGMMA_SPEC_EXP 0
 #endif
-static constexpr bool SPEC_EXP = WGMMA_SPEC_EXP;
+#ifndef WGMMA_SPEC_EXP_HD256
+#define WGMMA_SPEC_EXP_HD256 WGMMA_SPEC_EXP /* hd256's _vt kernel spills 44 bytes with it */
+#endif
+template <class C>
+__device__ __forceinline__ constexpr bool spec_exp()
+{
+    return C::D == 256 ? WGMMA_SPEC_EXP_HD256 : WGMMA_SPEC_EXP;
+}
 static constexpr int SPEC_BAR = 3; /* named barriers 3, 4: consumer c's redo vote (1, 2: ping-pong) */
 
 /* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
@@ -160,7 +167,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 wgmma_wait<1>(); /* S_j done; P_{j-1}.V_{j-1} may still run */
                 reg_fence(s);
                 trace_stamp(c, wtid, g + j, 3);
-                if (!SPEC_EXP) { /* SPEC_EXP may need Q and K_j again (below) */
+                if (!spec_exp<C>()) { /* the speculative softmax may need Q and K_j again */
                     release(sm.k_empty(st), lane);
                     if (j == n - 1) release(sm.q_empty(), lane);
                 }
@@ -170,7 +177,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                     ready = mbar_test(sm.k_full(ring_stage<C>(g + j + 1)), ring_phase<C>(g + j + 1)) &
                             mbar_test(sm.vt_full(st), ph);
                 mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
-                if (SPEC_EXP) {
+                if (spec_exp<C>()) {
                     /* where ptxas hoists the default path's wait to (below): P_{j-1}.V_{j-1}
                      * done, so pa is free for the new P */
                     wgmma_wait<0>();
