@@ -100,7 +100,8 @@ static void shape_scores(float *q, float *k, const fp8attn_params_t *p, int inpu
     for (b = 0; b < p->batch; b++)
         for (h = 0; h < p->h_kv; h++)
             for (s = 0; s < p->seqlen_k; s++) {
-                float *k0 = &k[b * p->k_stride.batch + h * p->k_stride.head + s * p->k_stride.token];
+                float *k0 =
+                    &k[b * p->k_stride.batch + h * p->k_stride.head + s * p->k_stride.token];
                 if (inputs == INPUTS_RISING)
                     *k0 = 5.0f * root_d * (float)s / (float)p->seqlen_k;
                 else if (s == (int32_t)(3 * (int64_t)p->seqlen_k / 4))

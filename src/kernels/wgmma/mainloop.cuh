@@ -63,7 +63,8 @@ __device__ __forceinline__ constexpr bool spec_exp()
 {
     return C::D == 256 ? WGMMA_SPEC_EXP_HD256 : WGMMA_SPEC_EXP;
 }
-static constexpr int SPEC_BAR = 3; /* named barriers 3, 4: consumer c's redo vote (1, 2: ping-pong) */
+/* named barriers 3 + c: consumer c's vote on recomputing S (1 and 2 are ping-pong's) */
+static constexpr int SPEC_BAR = 3;
 
 /* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
  * qi-th (parity of q_full). */
@@ -174,7 +175,8 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 /* EARLY_TEST: look at the next tile's stages now, so the barrier round trip runs
                  * under the softmax instead of before the next issue */
                 if (EARLY_TEST) /* past the last tile the result is never read */
-                    ready = mbar_test(sm.k_full(ring_stage<C>(g + j + 1)), ring_phase<C>(g + j + 1)) &
+                    ready = mbar_test(sm.k_full(ring_stage<C>(g + j + 1)),
+                                      ring_phase<C>(g + j + 1)) &
                             mbar_test(sm.vt_full(st), ph);
                 mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
                 if (spec_exp<C>()) {
