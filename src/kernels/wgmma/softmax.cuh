@@ -19,6 +19,7 @@
 #define WGMMA_P_LOG2 8
 #endif
 static constexpr float P_LOG2 = WGMMA_P_LOG2;
+static constexpr float P_TOP = (float)(1 << WGMMA_P_LOG2); /* P of a row's largest score */
 
 /* Updates m, l; turns s into P (fp32, scaled by 2^8); alpha = factor for the old O rows. */
 template <int N>
@@ -83,11 +84,13 @@ __device__ __forceinline__ void pack_p(const float (&s)[N], uint32_t (&pa)[N / 1
  * running max m of the earlier tiles, which is known before the tile's own max, so the
  * exponentials and row sums do not wait for a row-max chain (they run in place in s: the tile's
  * max is taken over P instead). Then, per row:
- *   - no P above 448 (E4M3's largest finite value): m stays, alpha = 1. The reference point may
- *     lie up to log2(1.75) below the row max; the 2^P_LOG2 offset and 1/l absorb that.
- *   - a P above 448 (the max moved up by more than that): m rises by an integer k >= 1, and
- *     the row's P, its sum and (through alpha = 2^-k) O and l are scaled by 2^-k, exactly,
- *     which brings the row's largest P into [224, 448].
+ *   - no P above 2^P_LOG2 (the tile's max is not above m): nothing changes, alpha = 1. This is
+ *     what softmax_tile does too.
+ *   - a larger P (the max moved up): m rises by t = log2(largest P) - P_LOG2, to the row's max,
+ *     and the row's P, its sum and (through alpha = 2^-t) O and l are scaled by 2^-t, which makes
+ *     the row's largest P 2^P_LOG2, exact in E4M3, as in softmax_tile. A warp with such a row
+ *     spends 96 FMUL (hd128) on it, instead of a second softmax. (Letting P reach 448 first
+ *     loses that exact largest P: up to 18 % more error in docs/models/spec_softmax.py.)
  *   - an infinite P (the max moved up by about 119 or more: P overflowed and S is lost): returns
  *     false with m, l, alpha and pa unchanged, and the caller recomputes S and takes softmax_tile.
  *     That recompute is a wgmma, which the warpgroup's four warps must issue together, so this
@@ -123,13 +126,9 @@ __device__ __forceinline__ bool softmax_pack_spec(float (&s)[N], float (&m)[2], 
     for (int r = 0; r < 2; r++) {
         pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 1)); /* the row's max */
         pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 2));
-        /* pmax = 1.f x 2^e > 448 = 1.75 x 2^8: k = e - 8, or e - 7 where 1.f > 1.75, leaves the
-         * row's largest P in [224, 448], as close to 2^8 as a power-of-two step allows */
-        const int bits = __float_as_int(pmax[r]);
-        const int k =
-            pmax[r] > 448.0f ? ((bits >> 23) & 0xff) - 127 - 8 + ((bits & 0x7fffff) > 0x600000) : 0;
-        alpha[r] = __int_as_float((127 - k) << 23); /* 2^-k */
-        if (pmax[r] > 0.0f) m[r] = P_LOG2 - off[r] + (float)k; /* a row with no key stays -inf */
+        const float t = pmax[r] > P_TOP ? __log2f(pmax[r]) - P_LOG2 : 0.0f;
+        alpha[r] = t > 0.0f ? exp2f(-t) : 1.0f;
+        if (pmax[r] > 0.0f) m[r] = P_LOG2 - off[r] + t; /* a row with no key stays -inf */
         l[r] *= alpha[r];
     }
     if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
