@@ -126,7 +126,7 @@ __device__ __forceinline__ bool softmax_pack_spec(float (&s)[N], float (&m)[2], 
     for (int r = 0; r < 2; r++) {
         pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 1)); /* the row's max */
         pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 2));
-        const float t = pmax[r] > P_TOP ? __log2f(pmax[r]) - P_LOG2 : 0.0f;
+        const float t = pmax[r] > P_TOP ? fmaxf(__log2f(pmax[r]) - P_LOG2, 0.0f) : 0.0f;
         alpha[r] = t > 0.0f ? exp2f(-t) : 1.0f;
         if (pmax[r] > 0.0f) m[r] = P_LOG2 - off[r] + t; /* a row with no key stays -inf */
         l[r] *= alpha[r];
