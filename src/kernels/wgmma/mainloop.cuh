@@ -199,9 +199,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                     }
                     release(sm.k_empty(st), lane);
                     if (j == n - 1) release(sm.q_empty(), lane);
-                    if (!SKIP_RESCALE ||
-                        __any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f))
-                        rescale_o(o, alpha);
+                    rescale_o_if_moved<SKIP_RESCALE>(o, alpha);
                     trace_stamp(c, wtid, g + j, 4);
                     if (WGMMA_TRACE) reg_fence(pa);
                     trace_stamp(c, wtid, g + j, 5);
@@ -219,10 +217,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 reg_fence(o);
                 reg_fence(pa);
                 release(sm.vt_empty(sp), lane);
-                /* once the row maxima settle most tiles move none of them (alpha == 1 exactly):
-                 * then the warp skips the D/2 multiplies per lane */
-                if (!SKIP_RESCALE || __any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f))
-                    rescale_o(o, alpha);
+                rescale_o_if_moved<SKIP_RESCALE>(o, alpha);
                 pack_p(s, pa);
                 if (WGMMA_TRACE) reg_fence(pa); /* the stamp after the packing */
                 trace_stamp(c, wtid, g + j, 5);

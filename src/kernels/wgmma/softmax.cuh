@@ -64,6 +64,15 @@ __device__ __forceinline__ void rescale_o(float (&o)[N], const float (&alpha)[2]
     }
 }
 
+/* rescale_o where a row's alpha differs from 1 in this warp; SKIP = false: always. Once the row
+ * maxima settle, most tiles move none of them (alpha == 1 exactly), and the warp skips the D/2
+ * multiplies per lane. */
+template <bool SKIP, int N>
+__device__ __forceinline__ void rescale_o_if_moved(float (&o)[N], const float (&alpha)[2])
+{
+    if (!SKIP || __any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) rescale_o(o, alpha);
+}
+
 /* P (BN keys, accumulator layout) -> BN/32 E4M3 A fragments: step kk packs 8-key chunks
  * (4kk, 4kk+1) into registers 0 (row g) and 1 (row g+8), chunks (4kk+2, 4kk+3) into 2 and 3; the
  * key order this makes is the one V^T is stored in (transpose_v.cuh). */
@@ -131,6 +140,7 @@ __device__ __forceinline__ bool softmax_pack_spec(float (&s)[N], float (&m)[2], 
         if (pmax[r] > 0.0f) m[r] = P_LOG2 - off[r] + t; /* a row with no key stays -inf */
         l[r] *= alpha[r];
     }
+    /* pack_p in each branch: one call after the branch made ptxas spill 20-36 bytes at hd128 */
     if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
 #pragma unroll
         for (int i = 0; i < N / 4; i++)
