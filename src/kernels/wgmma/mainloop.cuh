@@ -48,10 +48,9 @@ __device__ __forceinline__ void release(uint32_t bar, int lane)
 #endif
 static constexpr bool EARLY_TEST = WGMMA_EARLY_TEST;
 
-/* SPEC_EXP (A/B builds; not yet run on a GPU, docs/PERF.md w25): tiles after the first take the
- * speculative softmax (softmax.cuh, softmax_pack_spec), whose exponentials do not wait for the
- * tile's row max. K_j and Q are released only after it, since a P that overflowed makes the
- * warpgroup compute S = Q.K_j^T again. */
+/* SPEC_EXP (A/B builds, docs/PERF.md w25-w26): tiles after the first take the speculative
+ * softmax (softmax.cuh, softmax_pack_spec), whose exponentials do not wait for the tile's row
+ * max. */
 #ifndef WGMMA_SPEC_EXP
 #define WGMMA_SPEC_EXP 0
 #endif
@@ -63,8 +62,6 @@ __device__ __forceinline__ constexpr bool spec_exp()
 {
     return C::D == 256 ? WGMMA_SPEC_EXP_HD256 : WGMMA_SPEC_EXP;
 }
-/* named barriers 3 + c: consumer c's vote on recomputing S (1 and 2 are ping-pong's) */
-static constexpr int SPEC_BAR = 3;
 
 /* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
  * qi-th (parity of q_full). */
@@ -168,10 +165,8 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 wgmma_wait<1>(); /* S_j done; P_{j-1}.V_{j-1} may still run */
                 reg_fence(s);
                 trace_stamp(c, wtid, g + j, 3);
-                if (!spec_exp<C>()) { /* the speculative softmax may need Q and K_j again */
-                    release(sm.k_empty(st), lane);
-                    if (j == n - 1) release(sm.q_empty(), lane);
-                }
+                release(sm.k_empty(st), lane);
+                if (j == n - 1) release(sm.q_empty(), lane);
                 /* EARLY_TEST: look at the next tile's stages now, so the barrier round trip runs
                  * under the softmax instead of before the next issue */
                 if (EARLY_TEST) /* past the last tile the result is never read */
@@ -186,19 +181,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                     reg_fence(o);
                     reg_fence(pa);
                     release(sm.vt_empty(sp), lane);
-                    if (!softmax_pack_spec(s, m, l, sl2, alpha, pa, SPEC_BAR + c)) {
-                        /* a P overflowed (s holds P, not S): S again, the usual softmax */
-                        wgmma_fence();
-                        issue_qk<C>(s, sm.q, sm.k_tile(st), c);
-                        wgmma_commit();
-                        wgmma_wait<0>();
-                        reg_fence(s);
-                        mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
-                        softmax_tile(s, m, l, sl2, alpha);
-                        pack_p(s, pa);
-                    }
-                    release(sm.k_empty(st), lane);
-                    if (j == n - 1) release(sm.q_empty(), lane);
+                    softmax_pack_spec(s, m, l, sl2, alpha, pa);
                     rescale_o_if_moved<SKIP_RESCALE>(o, alpha);
                     trace_stamp(c, wtid, g + j, 4);
                     if (WGMMA_TRACE) reg_fence(pa);

@@ -184,19 +184,6 @@ __device__ __forceinline__ void named_bar_arrive(int id, int count)
     asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
-/* bar.red.or.pred p, id, count, pred: waits like bar.sync, and returns whether `pred` was true in
- * any of the `count` threads (PTX ISA: "barrier.cta", reduction form). */
-__device__ __forceinline__ bool named_bar_or(int id, int count, bool pred)
-{
-    uint32_t r;
-    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 q, %3, 0;\nbar.red.or.pred p, %1, %2, q;\n"
-                 "selp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(r)
-                 : "r"(id), "r"(count), "r"((uint32_t)pred)
-                 : "memory");
-    return r != 0;
-}
-
 /* ---- stmatrix.sync.aligned.m8n8.x4.shared.b16 [addr], {r0..r3}: the warp stores four 8x8
  * matrices of 16-bit elements (8 rows of 16 bytes each); lane i gives the address of row i%8 of
  * matrix i/8, and r[m] of lane (g = lane/4, t = lane%4) holds elements (row g, columns 2t, 2t+1)

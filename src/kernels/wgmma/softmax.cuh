@@ -20,6 +20,19 @@
 #endif
 static constexpr float P_LOG2 = WGMMA_P_LOG2;
 static constexpr float P_TOP = (float)(1 << WGMMA_P_LOG2); /* P of a row's largest score */
+/* The speculative softmax (softmax_pack_spec) keeps a P above 2^64 apart: the row's max moved up
+ * by more than 56 in log2 units, and the row sum of up to 64 such P per lane could overflow fp32 */
+static constexpr float SPEC_P_BIG = 18446744073709551616.0f; /* 2^64 */
+/* A row whose largest P is above this is scaled down to 2^P_LOG2 (default: 2^P_LOG2; A/B builds
+ * may try 448, E4M3's largest value, docs/PERF.md w26) */
+#ifndef WGMMA_SPEC_RESCALE_ABOVE
+#define WGMMA_SPEC_RESCALE_ABOVE P_TOP
+#endif
+/* 1: exponentials and sums only, never scaled or recovered (timing only: wrong output wherever a
+ * row's max moves up; docs/PERF.md w26) */
+#ifndef WGMMA_SPEC_LEAN
+#define WGMMA_SPEC_LEAN 0
+#endif
 
 /* Updates m, l; turns s into P (fp32, scaled by 2^8); alpha = factor for the old O rows. */
 template <int N>
@@ -98,44 +111,136 @@ __device__ __forceinline__ void pack_p(const float (&s)[N], uint32_t (&pa)[N / 1
  *   - a larger P (the max moved up): m rises by t = log2(largest P) - P_LOG2, to the row's max,
  *     and the row's P, its sum and (through alpha = 2^-t) O and l are scaled by 2^-t, which makes
  *     the row's largest P 2^P_LOG2, exact in E4M3, as in softmax_tile. A warp with such a row
- *     spends 96 FMUL (hd128) on it, instead of a second softmax. (Letting P reach 448 first
+ *     spends BN/2 FMUL per lane on it, instead of a second softmax. (Letting P reach 448 first
  *     loses that exact largest P: up to 18 % more error in docs/models/spec_softmax.py.)
- *   - an infinite P (the max moved up by about 119 or more: P overflowed and S is lost): returns
- *     false with m, l, alpha and pa unchanged, and the caller recomputes S and takes softmax_tile.
- *     That recompute is a wgmma, which the warpgroup's four warps must issue together, so this
- *     decision is an OR over its 128 threads (named barrier bar_id).
+ *   - a P above 2^64 (SPEC_P_BIG: the max moved up by more than 56; the P may be infinite): such
+ *     an element keeps its exponent, negated (-x*sl2 - off < -64, where every P is >= 0), and the
+ *     warp takes spec_recover, which gets every exponent back (log2 of P, or the negated value)
+ *     and does the usual softmax on them. No S is computed again, so Q and K_j are released as
+ *     on the usual path and no warp waits for another.
  * A row with no key yet (m = -inf) takes 0 as its reference. At tiles after the first that is a
  * row that sees no key at all (every row that sees a key sees key 0, in the first tile), so its
  * P are all 0. P goes to the A fragments pa (the previous tile's P.V must be complete). */
 template <int N>
-__device__ __forceinline__ bool softmax_pack_spec(float (&s)[N], float (&m)[2], float (&l)[2],
-                                                  float sl2, float (&alpha)[2],
-                                                  uint32_t (&pa)[N / 16][4], int bar_id)
+__device__ __forceinline__ void spec_recover(float (&s)[N], float (&m)[2], float (&l)[2],
+                                          const float (&off)[2], float (&alpha)[2])
 {
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        float amax = -INFINITY; /* exponents relative to the old reference: x * sl2 + off */
+#pragma unroll
+        for (int i = 0; i < N / 4; i++)
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                float &v = s[4 * i + 2 * r + e];
+                v = v < 0.0f ? -v : __log2f(v); /* P = 0 gives -inf */
+                amax = fmaxf(amax, v);
+            }
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+        const float t = amax == -INFINITY ? 0.0f : fmaxf(amax - P_LOG2, 0.0f);
+        alpha[r] = exp2f(-t);
+        if (amax > -INFINITY) m[r] = P_LOG2 - off[r] + t;
+        float sum = 0.0f;
+#pragma unroll
+        for (int i = 0; i < N / 4; i++)
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                float &v = s[4 * i + 2 * r + e];
+                v = exp2f(v - t);
+                sum += v;
+            }
+        l[r] = l[r] * alpha[r] + sum;
+    }
+}
+
+/* WGMMA_SPEC_PACK_FIRST (A/B, timing only: no overflow recovery, docs/PERF.md w26): the
+ * exponent is clamped at 64, P is packed as soon as it is computed, and only a warp with a row
+ * whose largest P exceeds 2^P_LOG2 scales and packs it again. */
+#ifndef WGMMA_SPEC_PACK_FIRST
+#define WGMMA_SPEC_PACK_FIRST 0
+#endif
+template <int N>
+__device__ __forceinline__ void softmax_pack_spec_pf(float (&s)[N], float (&m)[2], float (&l)[2],
+                                                     float sl2, float (&alpha)[2],
+                                                     uint32_t (&pa)[N / 16][4])
+{
+    float off[2], pmax[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int r = 0; r < 2; r++) off[r] = P_LOG2 - (m[r] == -INFINITY ? 0.0f : m[r]);
+#pragma unroll
+    for (int i = 0; i < N / 4; i++)
+#pragma unroll
+        for (int r = 0; r < 2; r++)
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                float &x = s[4 * i + 2 * r + e];
+                x = exp2f(fminf(fmaf(x, sl2, off[r]), 64.0f));
+                pmax[r] = fmaxf(pmax[r], x);
+                l[r] += x;
+            }
+    pack_p(s, pa);
+    alpha[0] = alpha[1] = 1.0f;
+    if (__any_sync(0xffffffffu, pmax[0] > P_TOP || pmax[1] > P_TOP)) {
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 1));
+            pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 2));
+            const float t = pmax[r] > P_TOP ? fmaxf(__log2f(pmax[r]) - P_LOG2, 0.0f) : 0.0f;
+            alpha[r] = t > 0.0f ? exp2f(-t) : 1.0f;
+            if (pmax[r] > 0.0f) m[r] = P_LOG2 - off[r] + t;
+            l[r] *= alpha[r];
+        }
+#pragma unroll
+        for (int i = 0; i < N / 4; i++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) s[4 * i + e] *= alpha[e >> 1];
+        pack_p(s, pa);
+    }
+}
+
+template <int N>
+__device__ __forceinline__ void softmax_pack_spec(float (&s)[N], float (&m)[2], float (&l)[2],
+                                                  float sl2, float (&alpha)[2],
+                                                  uint32_t (&pa)[N / 16][4])
+{
+    if (WGMMA_SPEC_PACK_FIRST) {
+        softmax_pack_spec_pf(s, m, l, sl2, alpha, pa);
+        return;
+    }
     float off[2], pmax[2] = {0.0f, 0.0f}, l0[2] = {l[0], l[1]};
 #pragma unroll
     for (int r = 0; r < 2; r++) off[r] = P_LOG2 - (m[r] == -INFINITY ? 0.0f : m[r]);
 #pragma unroll
     for (int i = 0; i < N / 4; i++)
 #pragma unroll
-        for (int r = 0; r < 2; r++) {
-            float *x = &s[4 * i + 2 * r];
-            x[0] = exp2f(fmaf(x[0], sl2, off[r]));
-            x[1] = exp2f(fmaf(x[1], sl2, off[r]));
-            pmax[r] = fmaxf(pmax[r], fmaxf(x[0], x[1]));
-            l[r] += x[0];
-            l[r] += x[1];
-        }
-    if (named_bar_or(bar_id, 128, pmax[0] == INFINITY || pmax[1] == INFINITY)) {
+        for (int r = 0; r < 2; r++)
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                float &x = s[4 * i + 2 * r + e];
+                const float a = fmaf(x, sl2, off[r]), p = exp2f(a);
+                x = (WGMMA_SPEC_LEAN || p <= SPEC_P_BIG) ? p : -a;
+                if (!WGMMA_SPEC_LEAN) pmax[r] = fmaxf(pmax[r], p);
+                l[r] += p;
+            }
+    if (WGMMA_SPEC_LEAN) {
+        alpha[0] = alpha[1] = 1.0f;
+        pack_p(s, pa);
+        return;
+    }
+    if (__any_sync(0xffffffffu, pmax[0] > SPEC_P_BIG || pmax[1] > SPEC_P_BIG)) {
+        spec_recover(s, m, l0, off, alpha);
         l[0] = l0[0];
         l[1] = l0[1];
-        return false;
+        pack_p(s, pa);
+        return;
     }
 #pragma unroll
     for (int r = 0; r < 2; r++) {
         pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 1)); /* the row's max */
         pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 2));
-        const float t = pmax[r] > P_TOP ? fmaxf(__log2f(pmax[r]) - P_LOG2, 0.0f) : 0.0f;
+        const float t = pmax[r] > WGMMA_SPEC_RESCALE_ABOVE ? fmaxf(__log2f(pmax[r]) - P_LOG2, 0.0f)
+                                                           : 0.0f;
         alpha[r] = t > 0.0f ? exp2f(-t) : 1.0f;
         if (pmax[r] > 0.0f) m[r] = P_LOG2 - off[r] + t; /* a row with no key stays -inf */
         l[r] *= alpha[r];
@@ -150,7 +255,6 @@ __device__ __forceinline__ bool softmax_pack_spec(float (&s)[N], float (&m)[2], 
     } else {
         pack_p(s, pa);
     }
-    return true;
 }
 
 #endif
