@@ -23,11 +23,6 @@ static constexpr float P_TOP = (float)(1 << WGMMA_P_LOG2); /* P of a row's large
 /* The speculative softmax (softmax_pack_spec) keeps a P above 2^64 apart: the row's max moved up
  * by more than 56 in log2 units, and the row sum of up to 64 such P per lane could overflow fp32 */
 static constexpr float SPEC_P_BIG = 18446744073709551616.0f; /* 2^64 */
-/* A row whose largest P is above this is scaled down to 2^P_LOG2 (default: 2^P_LOG2; A/B builds
- * may try 448, E4M3's largest value, docs/PERF.md w26) */
-#ifndef WGMMA_SPEC_RESCALE_ABOVE
-#define WGMMA_SPEC_RESCALE_ABOVE P_TOP
-#endif
 /* 1: exponentials and sums only, never scaled or recovered (timing only: wrong output wherever a
  * row's max moves up; docs/PERF.md w26) */
 #ifndef WGMMA_SPEC_LEAN
@@ -154,90 +149,14 @@ __device__ __forceinline__ void spec_recover(float (&s)[N], float (&m)[2], float
     }
 }
 
-/* WGMMA_SPEC_PACK_FIRST (A/B, timing only: no overflow recovery, docs/PERF.md w26): the
- * exponent is clamped at 64, P is packed as soon as it is computed, and only a warp with a row
- * whose largest P exceeds 2^P_LOG2 scales and packs it again. */
-/* independent partial chains per row for the speculative softmax's row max and row sum (A/B,
- * docs/PERF.md w26): one chain is a dependent FMNMX/FADD sequence of BN/4 that ptxas leaves
- * after the last exponential */
-#ifndef WGMMA_SPEC_CHAINS
-#define WGMMA_SPEC_CHAINS 1
-#endif
-#ifndef WGMMA_SPEC_PACK_FIRST
-#define WGMMA_SPEC_PACK_FIRST 0
-#endif
-template <int N>
-__device__ __forceinline__ void softmax_pack_spec_pf(float (&s)[N], float (&m)[2], float (&l)[2],
-                                                     float sl2, float (&alpha)[2],
-                                                     uint32_t (&pa)[N / 16][4])
-{
-    constexpr int K = WGMMA_SPEC_CHAINS;
-    float off[2], pmax[2], pc[2][K], lc[2][K];
-#pragma unroll
-    for (int r = 0; r < 2; r++) {
-        off[r] = P_LOG2 - (m[r] == -INFINITY ? 0.0f : m[r]);
-#pragma unroll
-        for (int k = 0; k < K; k++) pc[r][k] = lc[r][k] = 0.0f;
-    }
-#pragma unroll
-    for (int i = 0; i < N / 4; i++)
-#pragma unroll
-        for (int r = 0; r < 2; r++)
-#pragma unroll
-            for (int e = 0; e < 2; e++) {
-                float &x = s[4 * i + 2 * r + e];
-                x = exp2f(fminf(fmaf(x, sl2, off[r]), 64.0f));
-                pc[r][i % K] = fmaxf(pc[r][i % K], x);
-                lc[r][i % K] += x;
-            }
-#pragma unroll
-    for (int r = 0; r < 2; r++) {
-        pmax[r] = pc[r][0];
-        float sum = lc[r][0];
-#pragma unroll
-        for (int k = 1; k < K; k++) {
-            pmax[r] = fmaxf(pmax[r], pc[r][k]);
-            sum += lc[r][k];
-        }
-        l[r] += sum;
-    }
-    pack_p(s, pa);
-    alpha[0] = alpha[1] = 1.0f;
-    if (__any_sync(0xffffffffu, pmax[0] > P_TOP || pmax[1] > P_TOP)) {
-#pragma unroll
-        for (int r = 0; r < 2; r++) {
-            pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 1));
-            pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 2));
-            const float t = pmax[r] > P_TOP ? fmaxf(__log2f(pmax[r]) - P_LOG2, 0.0f) : 0.0f;
-            alpha[r] = t > 0.0f ? exp2f(-t) : 1.0f;
-            if (pmax[r] > 0.0f) m[r] = P_LOG2 - off[r] + t;
-            l[r] *= alpha[r];
-        }
-#pragma unroll
-        for (int i = 0; i < N / 4; i++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) s[4 * i + e] *= alpha[e >> 1];
-        pack_p(s, pa);
-    }
-}
-
 template <int N>
 __device__ __forceinline__ void softmax_pack_spec(float (&s)[N], float (&m)[2], float (&l)[2],
                                                   float sl2, float (&alpha)[2],
                                                   uint32_t (&pa)[N / 16][4])
 {
-    if (WGMMA_SPEC_PACK_FIRST) {
-        softmax_pack_spec_pf(s, m, l, sl2, alpha, pa);
-        return;
-    }
-    constexpr int K = WGMMA_SPEC_CHAINS;
-    float off[2], pmax[2], l0[2] = {l[0], l[1]}, pc[2][K], lc[2][K];
+    float off[2], pmax[2] = {0.0f, 0.0f}, l0[2] = {l[0], l[1]};
 #pragma unroll
-    for (int r = 0; r < 2; r++) {
-        off[r] = P_LOG2 - (m[r] == -INFINITY ? 0.0f : m[r]);
-#pragma unroll
-        for (int k = 0; k < K; k++) pc[r][k] = lc[r][k] = 0.0f;
-    }
+    for (int r = 0; r < 2; r++) off[r] = P_LOG2 - (m[r] == -INFINITY ? 0.0f : m[r]);
 #pragma unroll
     for (int i = 0; i < N / 4; i++)
 #pragma unroll
@@ -247,20 +166,9 @@ __device__ __forceinline__ void softmax_pack_spec(float (&s)[N], float (&m)[2], 
                 float &x = s[4 * i + 2 * r + e];
                 const float a = fmaf(x, sl2, off[r]), p = exp2f(a);
                 x = (WGMMA_SPEC_LEAN || p <= SPEC_P_BIG) ? p : -a;
-                if (!WGMMA_SPEC_LEAN) pc[r][i % K] = fmaxf(pc[r][i % K], p);
-                lc[r][i % K] += p;
+                if (!WGMMA_SPEC_LEAN) pmax[r] = fmaxf(pmax[r], p);
+                l[r] += p;
             }
-#pragma unroll
-    for (int r = 0; r < 2; r++) {
-        pmax[r] = pc[r][0];
-        float sum = lc[r][0];
-#pragma unroll
-        for (int k = 1; k < K; k++) {
-            pmax[r] = fmaxf(pmax[r], pc[r][k]);
-            sum += lc[r][k];
-        }
-        l[r] += sum;
-    }
     if (WGMMA_SPEC_LEAN) {
         alpha[0] = alpha[1] = 1.0f;
         pack_p(s, pa);
@@ -277,8 +185,7 @@ __device__ __forceinline__ void softmax_pack_spec(float (&s)[N], float (&m)[2], 
     for (int r = 0; r < 2; r++) {
         pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 1)); /* the row's max */
         pmax[r] = fmaxf(pmax[r], __shfl_xor_sync(0xffffffffu, pmax[r], 2));
-        const float t = pmax[r] > WGMMA_SPEC_RESCALE_ABOVE ? fmaxf(__log2f(pmax[r]) - P_LOG2, 0.0f)
-                                                           : 0.0f;
+        const float t = pmax[r] > P_TOP ? fmaxf(__log2f(pmax[r]) - P_LOG2, 0.0f) : 0.0f;
         alpha[r] = t > 0.0f ? exp2f(-t) : 1.0f;
         if (pmax[r] > 0.0f) m[r] = P_LOG2 - off[r] + t; /* a row with no key stays -inf */
         l[r] *= alpha[r];
