@@ -107,7 +107,8 @@ __device__ __forceinline__ void pack_p(const float (&s)[N], uint32_t (&pa)[N / 1
  *     and the row's P, its sum and (through alpha = 2^-t) O and l are scaled by 2^-t, which makes
  *     the row's largest P 2^P_LOG2, exact in E4M3, as in softmax_tile. A warp with such a row
  *     spends BN/2 FMUL per lane on it, instead of a second softmax. (Letting P reach 448 first
- *     loses that exact largest P: up to 18 % more error in docs/models/spec_softmax.py.)
+ *     loses that exact largest P: up to 18 % more error in docs/models/spec_softmax.py, 3-6 %
+ *     on the H100, docs/PERF.md w26.)
  *   - a P above 2^64 (SPEC_P_BIG: the max moved up by more than 56; the P may be infinite): such
  *     an element keeps its exponent, negated (-x*sl2 - off < -64, where every P is >= 0), and the
  *     warp takes spec_recover, which gets every exponent back (log2 of P, or the negated value)
