@@ -55,7 +55,7 @@ static constexpr bool EARLY_TEST = WGMMA_EARLY_TEST;
 #define WGMMA_SPEC_EXP 0
 #endif
 #ifndef WGMMA_SPEC_EXP_HD256
-#define WGMMA_SPEC_EXP_HD256 WGMMA_SPEC_EXP /* hd256's _vt kernel spills 140 bytes with it */
+#define WGMMA_SPEC_EXP_HD256 WGMMA_SPEC_EXP /* hd256's _vt kernel spills 56 bytes with it */
 #endif
 template <class C>
 __device__ __forceinline__ constexpr bool spec_exp()
