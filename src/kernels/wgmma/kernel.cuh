@@ -34,6 +34,9 @@
 #ifndef WGMMA_PERSISTENT
 #define WGMMA_PERSISTENT 1 /* 0: one block per unit (for A/B measurements) */
 #endif
+#ifndef WGMMA_PAIR_TILES
+#define WGMMA_PAIR_TILES 1 /* 0: causal query tiles never paired (for A/B measurements) */
+#endif
 
 template <class C, bool OVERLAP, bool PINGPONG, bool PRE_VT>
 __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
@@ -84,7 +87,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     const int64_t tiles = (int64_t)wp.n_q_tiles * p->h_q * p->batch; /* < 2^31: pick() */
     const int64_t slots = sm_count;
     const bool persist = WGMMA_PERSISTENT;
-    wp.pair_tiles = persist && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
+    wp.pair_tiles = persist && WGMMA_PAIR_TILES && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
     wp.n_units = (int32_t)(wp.pair_tiles ? (int64_t)(wp.n_q_tiles + 1) / 2 * p->h_q * p->batch
                                          : tiles);
     const int64_t grid = persist && wp.n_units > slots ? slots : wp.n_units;
