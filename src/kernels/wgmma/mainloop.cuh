@@ -39,23 +39,6 @@ __device__ __forceinline__ void release(uint32_t bar, int lane)
     if (lane == 0) mbar_arrive(bar);
 }
 
-/* Key tiles nc..n-1 of the query tile (the block's g+nc-th, ...), which this consumer's rows do
- * not see (consumer_kt): each stage is handed back once it is full. Its arrivals must not come
- * sooner: before the stage is full, the other consumers may not have released its previous use
- * yet, and an early arrive would count toward that phase. */
-template <class C>
-__device__ __forceinline__ void skip_tiles(const wg_smem<C> &sm, int g, int nc, int n, int lane)
-{
-    for (int j = nc; j < n; j++) {
-        const int st = ring_stage<C>(g + j);
-        const uint32_t ph = ring_phase<C>(g + j);
-        mbar_wait(sm.k_full(st), ph);
-        mbar_wait(sm.vt_full(st), ph);
-        release(sm.k_empty(st), lane);
-        release(sm.vt_empty(st), lane);
-    }
-}
-
 /* EARLY_TEST: during tile j's softmax, test (mbarrier.test_wait, never blocking) whether the
  * stages tile j + 1 issues from are full; if so, skip the blocking waits before that issue. The
  * barrier round trip then runs under the softmax: H100 +2-3 % at hd128, +0.5 % at hd256, +0-1 %
@@ -103,18 +86,13 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
      * (scale_d 0) then has no input value, so ptxas does not see the previous tile's softmax
      * defining the accumulator of the next wgmma (which made it wait for every batch first). */
     const int n = t.n_kt;
-    /* the key tiles this warpgroup computes (the others skip_tiles hands back); with ping-pong
-     * every consumer takes every turn, so all of them */
-    const int nc = PINGPONG ? n : consumer_kt<C>(p, t, c);
 
     trace_tile(c, wtid, qi, 0);
     if (n > 0) {
         mbar_wait(sm.q_full(), (uint32_t)qi & 1);
         trace_tile(c, wtid, qi, 1);
-        if (nc == 0) {
-            release(sm.q_empty(), lane); /* its rows see no key: O = 0, LSE = -inf */
-        } else if (!OVERLAP) {
-            for (int j = 0; j < nc; j++) {
+        if (!OVERLAP) {
+            for (int j = 0; j < n; j++) {
                 const int st = ring_stage<C>(g + j);
                 const uint32_t ph = ring_phase<C>(g + j);
                 trace_stamp(c, wtid, g + j, 0);
@@ -128,7 +106,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 reg_fence(s);
                 trace_stamp(c, wtid, g + j, 2);
                 release(sm.k_empty(st), lane);
-                if (j == nc - 1) release(sm.q_empty(), lane); /* the producer may load the next Q */
+                if (j == n - 1) release(sm.q_empty(), lane); /* the producer may load the next Q */
                 mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
                 softmax_tile(s, m, l, sl2, alpha);
                 rescale_o(o, alpha);
@@ -160,12 +138,12 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
             wgmma_wait<0>();
             reg_fence(s0);
             release(sm.k_empty(s0t), lane);
-            if (nc == 1) release(sm.q_empty(), lane);
+            if (n == 1) release(sm.q_empty(), lane);
             mask_tile<C>(s0, 0, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
             softmax_tile(s0, m, l, sl2, alpha);
             pack_p(s0, pa);
             uint32_t ready = 0; /* this tile's two stages were seen full during the last one */
-            for (int j = 1; j < nc; j++) {
+            for (int j = 1; j < n; j++) {
                 const int st = ring_stage<C>(g + j), sp = ring_stage<C>(g + j - 1);
                 const uint32_t ph = ring_phase<C>(g + j);
                 const uint32_t pp = ring_phase<C>(g + j - 1);
@@ -188,7 +166,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 reg_fence(s);
                 trace_stamp(c, wtid, g + j, 3);
                 release(sm.k_empty(st), lane);
-                if (j == nc - 1) release(sm.q_empty(), lane);
+                if (j == n - 1) release(sm.q_empty(), lane);
                 /* EARLY_TEST: look at the next tile's stages now, so the barrier round trip runs
                  * under the softmax instead of before the next issue */
                 if (EARLY_TEST) /* past the last tile the result is never read */
@@ -228,8 +206,8 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 trace_stamp(c, wtid, g + j, 5);
             }
             /* the last tile's P.V */
-            const int sl = ring_stage<C>(g + nc - 1);
-            mbar_wait(sm.vt_full(sl), ring_phase<C>(g + nc - 1));
+            const int sl = ring_stage<C>(g + n - 1);
+            mbar_wait(sm.vt_full(sl), ring_phase<C>(g + n - 1));
             turn_wait<PINGPONG>(c);
             wgmma_fence();
             issue_pv<C>(o, pa, sm.vt_tile(sl));
@@ -240,7 +218,6 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
             reg_fence(pa);
             release(sm.vt_empty(sl), lane);
         }
-        skip_tiles<C>(sm, g, nc, n, lane);
     }
     trace_tile(c, wtid, qi, 2);
     write_output<C>(p, sm.o + (uint32_t)((4 * c + w) * 16 * C::D * 2), o, m, l, t.b, t.hq, t.hk,

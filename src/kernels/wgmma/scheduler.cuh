@@ -58,26 +58,6 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
     return t;
 }
 
-/* WGMMA_CONSUMER_SKIP (default 1; 0 for A/B builds): under the causal mask a consumer
- * warpgroup computes only the key tiles its own 64 rows see (consumer_kt) and hands the tile's
- * later stages straight back; the last warpgroup's rows see them all. Configurations whose BN
- * is a multiple of BM never skip a tile when seqlen_q = seqlen_k (the key tile boundaries fall
- * on query tile boundaries), so they do not test for it (hd256's _vt kernel spills with the
- * test). */
-#ifndef WGMMA_CONSUMER_SKIP
-#define WGMMA_CONSUMER_SKIP 1
-#endif
-
-/* The key tiles of t that consumer warpgroup c computes: those holding a key one of its rows
- * [q0 + 64c, q0 + 64c + 64) sees, at most t.n_kt (0 if none of them sees a key). */
-template <class C>
-__device__ __forceinline__ int consumer_kt(const wgmma_params &p, const wg_tile &t, int c)
-{
-    if (!WGMMA_CONSUMER_SKIP || C::BN % C::BM == 0 || !p.causal) return t.n_kt;
-    const int kv_end = min(p.seqlen_k, t.q0 + 64 * (c + 1) + t.diag); /* last row's keys, + 1 */
-    return kv_end > 0 ? min(t.n_kt, (kv_end + C::BN - 1) / C::BN) : 0;
-}
-
 /* A block's walk over its tiles; the producer and the consumers walk the same sequence and
  * skip nothing (a tile with no key to visit, n_kt == 0, is passed to both):
  *   for (wg_sched s = sched_begin(p); s.u < p.n_units; sched_next(p, s)) { unit_tile(p, s.u, s.k) } */
