@@ -83,6 +83,20 @@ int main(void)
         /* named, wgmma runs any size */
         p = problem(1, 8, 512, 64);
         expect_kernel(&p, "wgmma", "fp8attn_wgmma_hd64_m128");
+        /* causal hd64 of more than one wave: 160-key tiles up to 4096 keys, then 128 (the
+         * one-wave instance still comes first) */
+        p = problem(8, 32, 2048, 64);
+        p.causal = 1;
+        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_n160");
+        p = problem(2, 32, 4096, 64);
+        p.causal = 1;
+        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_n160");
+        p = problem(2, 32, 8192, 64);
+        p.causal = 1;
+        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64");
+        p = problem(1, 4, 2048, 64);
+        p.causal = 1;
+        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_m128");
     }
     /* with a workspace: V^T written once when a V tile would be transposed often enough
      * (wgmma_variant.cu, use_vt_pass): 16 times at (8,8,2048,256), 4 at (32,8,512,256); any
@@ -99,6 +113,13 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
         p = problem(8, 32, 2048, 64); /* 11 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_vt");
+        p.causal = 1; /* causal: 32 repeats needed (and 160-key tiles) */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd64_n160");
+        p = problem(1, 32, 4096, 64); /* causal, 22 query tiles x 4 (GQA 4): the pass */
+        p.causal = 1;
+        p.h_kv = 8;
+        p.k_stride = p.v_stride = fp8attn_strides_bhsd(8, 4096, 64);
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd64_n160_vt");
         p = problem(1, 4, 2048, 64); /* 16 repeats, but one wave: the pass would not pay */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_m128");
     }

@@ -9,7 +9,7 @@ asm operand, so the wrappers are generated rather than written by hand. The func
 overloaded on the accumulator's length (float (&d)[N/2]), so the caller's array picks N.
 Run it after changing N_VALUES:  python3 gen_wgmma_ops.py > wgmma_ops.cuh"""
 
-N_VALUES = (64, 128, 192, 224, 256)
+N_VALUES = (64, 128, 160, 192, 224, 256)
 
 
 def regs(first, count):

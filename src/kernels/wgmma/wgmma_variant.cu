@@ -1,6 +1,7 @@
 /* Variant "wgmma": which problems the Hopper kernels run (E4M3 inputs on sm_90 with this build's
  * sm_90a image, strides TMA can encode), which instance runs them (one per head dim,
- * wgmma_hd<D>.cu, and for hd64 a second one for one-wave problems, wgmma_hd64_m128.cu), and
+ * wgmma_hd<D>.cu; for hd64 also one for one-wave problems, wgmma_hd64_m128.cu, and one for
+ * short causal problems, wgmma_hd64_n160.cu), and
  * whether V^T goes through the workspace (use_vt_pass). */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -20,9 +21,15 @@ WGMMA_DECLARE(hd64)
 WGMMA_DECLARE(hd128)
 WGMMA_DECLARE(hd256)
 WGMMA_DECLARE(hd64_m128)
+WGMMA_DECLARE(hd64_n160)
 
 #ifndef WGMMA_HD64_ONE_WAVE
 #define WGMMA_HD64_ONE_WAVE 1 /* 0: hd64_m128 never picked (A/B builds) */
+#endif
+/* hd64_n160 runs causal problems of at most this many keys (docs/PERF.md w29: +6 % at 2k keys,
+ * -1.5 % at 8k); 0: never (A/B builds) */
+#ifndef WGMMA_HD64_N160_MAX_SK
+#define WGMMA_HD64_N160_MAX_SK 4096
 #endif
 
 typedef struct {
@@ -32,17 +39,20 @@ typedef struct {
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt, int sm_count,
                                fp8attn_stream_t s);
     int one_wave; /* 1: runs only problems whose grid of this instance fits in one wave */
+    int causal_max_sk; /* > 0: runs only causal problems of at most this many keys */
 } wgmma_instance_t;
 
 static const wgmma_instance_t k_instances[] = {
     {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, &fp8attn_wgmma_rows_hd64,
-     fp8attn_wgmma_launch_hd64, 0},
+     fp8attn_wgmma_launch_hd64, 0, 0},
     {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, &fp8attn_wgmma_rows_hd128,
-     fp8attn_wgmma_launch_hd128, 0},
+     fp8attn_wgmma_launch_hd128, 0, 0},
     {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
-     fp8attn_wgmma_launch_hd256, 0},
+     fp8attn_wgmma_launch_hd256, 0, 0},
     {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
-     &fp8attn_wgmma_rows_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE},
+     &fp8attn_wgmma_rows_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE, 0},
+    {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt,
+     &fp8attn_wgmma_rows_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, WGMMA_HD64_N160_MAX_SK},
 };
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
 
@@ -60,7 +70,8 @@ extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_kernel(int index)
 static const wgmma_instance_t *instance_for(int d)
 {
     for (int i = 0; i < N_INSTANCES; i++)
-        if (!k_instances[i].one_wave && k_instances[i].entry()->head_dim == d)
+        if (!k_instances[i].one_wave && !k_instances[i].causal_max_sk &&
+            k_instances[i].entry()->head_dim == d)
             return &k_instances[i];
     return NULL;
 }
@@ -78,14 +89,19 @@ static int64_t grid_of(const wgmma_instance_t *in, const fp8attn_params_t *p)
 }
 
 /* The instance that runs p on a device of sm_count SMs: a one-wave instance of p's head dim where
- * its tiles fit in one wave, else the general one. A one-wave problem finishes when its slowest
- * block does, so smaller blocks over more SMs win there, and lose once every SM runs several
- * (hd64: docs/PERF.md w12). */
+ * its tiles fit in one wave, else a causal one where p is causal and short enough, else the
+ * general one. A one-wave problem finishes when its slowest block does, so smaller blocks over
+ * more SMs win there, and lose once every SM runs several (hd64: docs/PERF.md w12). */
 static const wgmma_instance_t *instance_for_problem(const fp8attn_params_t *p, int sm_count)
 {
     for (int i = 0; i < N_INSTANCES; i++)
         if (k_instances[i].one_wave && k_instances[i].entry()->head_dim == p->head_dim &&
             grid_of(&k_instances[i], p) <= sm_count)
+            return &k_instances[i];
+    for (int i = 0; i < N_INSTANCES; i++)
+        if (k_instances[i].causal_max_sk > 0 && p->causal &&
+            k_instances[i].entry()->head_dim == p->head_dim &&
+            p->seqlen_k <= k_instances[i].causal_max_sk)
             return &k_instances[i];
     return instance_for(p->head_dim);
 }

@@ -1,0 +1,16 @@
+/* Variant "wgmma", head_dim 64, causal problems of at most WGMMA_HD64_N160_MAX_SK keys
+ * (wgmma_variant.cu): 3 consumer warpgroups (192 query rows) x 160-key tiles (FA3's e4m3 tile),
+ * 2 stages. At 160 keys the consumers need 160 registers (at 152 they spill 96 bytes), so the
+ * producer keeps 32 and its transposer runs two chains instead of four. Against wgmma_hd64.cu's
+ * 128-key tiles on the H100 (docs/PERF.md w29): (8,32,2048,64) causal 6 % faster; non-causal
+ * 2-3 % slower at 2k-16k, causal 1.5 % slower at 8k. The WGMMA_HD64_N160_* macros may be set by
+ * a build for A/B measurements, as in wgmma_hd64.cu. */
+#include "kernel.cuh"
+
+#ifndef WGMMA_HD64_N160_PREGS
+#define WGMMA_HD64_N160_PREGS 32 /* producer registers after setmaxnreg; consumers get 160 */
+#endif
+typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1> wg_cfg_hd64_n160;
+typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, true> wg_cfg_hd64_n160_vt;
+FP8ATTN_WGMMA_INSTANCE(hd64_n160, wg_cfg_hd64_n160, wg_cfg_hd64_n160_vt, 1, 1, WGMMA_PINGPONG,
+                       WGMMA_VT_PINGPONG)
