@@ -83,8 +83,14 @@ int main(void)
         /* named, wgmma runs any size */
         p = problem(1, 8, 512, 64);
         expect_kernel(&p, "wgmma", "fp8attn_wgmma_hd64_m128");
-        /* causal hd64 of more than one wave: 160-key tiles up to 4096 keys, then 128 (the
-         * one-wave instance still comes first) */
+        /* causal hd64 of more than one wave: 160-key tiles from 1024 to 4096 keys, else 128
+         * (the one-wave instance still comes first) */
+        p = problem(32, 32, 512, 64);
+        p.causal = 1;
+        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64");
+        p = problem(16, 32, 1024, 64);
+        p.causal = 1;
+        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_n160");
         p = problem(8, 32, 2048, 64);
         p.causal = 1;
         expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_n160");

@@ -96,12 +96,13 @@ fi
 # repeats < 32), and in both without the workspace: the walk of a producer without a loader warp.
 # With the workspace its non-causal run (12 repeats, 384 blocks) takes the V^T pass.
 # hd64 problems whose 128-row tiles fit in one wave run the 128-row instance (wgmma_hd64_m128.cu),
-# the others the 192-row one, with 160-key tiles if causal and at most 4096 keys
+# the others the 192-row one, with 160-key tiles if causal with 1024 to 4096 keys
 # (wgmma_hd64_n160.cu): on an H100 (132 SMs) the first above are all but (1,8,2,4097,64,64),
-# which with the problems here runs the second or (causal) the third. In the causal run below the
-# two hd64 problems run the third, (4,16,1,...) transposing V and (2,16,16,...) from the workspace.
+# which with the problems here runs the second. In the causal run below the two hd64 problems
+# (1100 keys) run the third, (4,16,1,...) from the workspace (96 repeats) and (2,16,16,...)
+# transposing V.
 if [ "$variant" = wgmma ]; then
-    many=(--shape 4,16,1,1000,1000,64 --shape 2,16,16,1000,1000,64 --shape 3,16,4,777,1000,128
+    many=(--shape 4,16,1,1100,1100,64 --shape 2,16,16,1100,1100,64 --shape 3,16,4,777,1000,128
           --shape 2,16,16,1500,300,128 --shape 2,16,2,1500,300,256 --shape 2,16,16,1500,300,256)
     for causal in "" --causal; do
         echo "== run $run: several tiles per block ${causal:-non-causal}"

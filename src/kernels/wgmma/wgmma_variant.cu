@@ -26,8 +26,12 @@ WGMMA_DECLARE(hd64_n160)
 #ifndef WGMMA_HD64_ONE_WAVE
 #define WGMMA_HD64_ONE_WAVE 1 /* 0: hd64_m128 never picked (A/B builds) */
 #endif
-/* hd64_n160 runs causal problems of at most this many keys (docs/PERF.md w29: +6 % at 2k keys,
- * -1.5 % at 8k); 0: never (A/B builds) */
+/* hd64_n160 runs causal problems of MIN_SK to MAX_SK keys. H100, against the 128-key tiles
+ * (docs/PERF.md w30, time ratio): 512 keys 0.86 (4 tiles of 160 cover 640 keys), 1k 1.025,
+ * 2k 1.058, 4k 1.011, 8k 0.984. MAX_SK 0: never (A/B builds) */
+#ifndef WGMMA_HD64_N160_MIN_SK
+#define WGMMA_HD64_N160_MIN_SK 1024
+#endif
 #ifndef WGMMA_HD64_N160_MAX_SK
 #define WGMMA_HD64_N160_MAX_SK 4096
 #endif
@@ -39,20 +43,22 @@ typedef struct {
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt, int sm_count,
                                fp8attn_stream_t s);
     int one_wave; /* 1: runs only problems whose grid of this instance fits in one wave */
-    int causal_max_sk; /* > 0: runs only causal problems of at most this many keys */
+    int causal_min_sk, causal_max_sk; /* max > 0: runs only causal problems whose seqlen_k is in
+                                       * [min, max] */
 } wgmma_instance_t;
 
 static const wgmma_instance_t k_instances[] = {
     {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, &fp8attn_wgmma_rows_hd64,
-     fp8attn_wgmma_launch_hd64, 0, 0},
+     fp8attn_wgmma_launch_hd64, 0, 0, 0},
     {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, &fp8attn_wgmma_rows_hd128,
-     fp8attn_wgmma_launch_hd128, 0, 0},
+     fp8attn_wgmma_launch_hd128, 0, 0, 0},
     {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
-     fp8attn_wgmma_launch_hd256, 0, 0},
+     fp8attn_wgmma_launch_hd256, 0, 0, 0},
     {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
-     &fp8attn_wgmma_rows_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE, 0},
+     &fp8attn_wgmma_rows_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE, 0, 0},
     {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt,
-     &fp8attn_wgmma_rows_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, WGMMA_HD64_N160_MAX_SK},
+     &fp8attn_wgmma_rows_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, WGMMA_HD64_N160_MIN_SK,
+     WGMMA_HD64_N160_MAX_SK},
 };
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
 
@@ -89,7 +95,7 @@ static int64_t grid_of(const wgmma_instance_t *in, const fp8attn_params_t *p)
 }
 
 /* The instance that runs p on a device of sm_count SMs: a one-wave instance of p's head dim where
- * its tiles fit in one wave, else a causal one where p is causal and short enough, else the
+ * its tiles fit in one wave, else a causal one where p is causal with seqlen_k in its range, else the
  * general one. A one-wave problem finishes when its slowest block does, so smaller blocks over
  * more SMs win there, and lose once every SM runs several (hd64: docs/PERF.md w12). */
 static const wgmma_instance_t *instance_for_problem(const fp8attn_params_t *p, int sm_count)
@@ -101,6 +107,7 @@ static const wgmma_instance_t *instance_for_problem(const fp8attn_params_t *p, i
     for (int i = 0; i < N_INSTANCES; i++)
         if (k_instances[i].causal_max_sk > 0 && p->causal &&
             k_instances[i].entry()->head_dim == p->head_dim &&
+            p->seqlen_k >= k_instances[i].causal_min_sk &&
             p->seqlen_k <= k_instances[i].causal_max_sk)
             return &k_instances[i];
     return instance_for(p->head_dim);
