@@ -85,24 +85,20 @@ int main(void)
         expect_kernel(&p, "wgmma", "fp8attn_wgmma_hd64_m128");
         /* causal hd64 of more than one wave: 160-key tiles from 1024 to 4096 keys, else 128
          * (the one-wave instance still comes first) */
-        p = problem(32, 32, 512, 64);
-        p.causal = 1;
-        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64");
-        p = problem(16, 32, 1024, 64);
-        p.causal = 1;
-        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_n160");
-        p = problem(8, 32, 2048, 64);
-        p.causal = 1;
-        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_n160");
-        p = problem(2, 32, 4096, 64);
-        p.causal = 1;
-        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_n160");
-        p = problem(2, 32, 8192, 64);
-        p.causal = 1;
-        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64");
-        p = problem(1, 4, 2048, 64);
-        p.causal = 1;
-        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_m128");
+        static const struct {
+            int b, h, s;
+            const char *kernel;
+        } causal64[] = {{32, 32, 512, "fp8attn_wgmma_hd64"},
+                        {16, 32, 1024, "fp8attn_wgmma_hd64_n160"},
+                        {8, 32, 2048, "fp8attn_wgmma_hd64_n160"},
+                        {2, 32, 4096, "fp8attn_wgmma_hd64_n160"},
+                        {2, 32, 8192, "fp8attn_wgmma_hd64"},
+                        {1, 4, 2048, "fp8attn_wgmma_hd64_m128"}};
+        for (size_t i = 0; i < sizeof causal64 / sizeof causal64[0]; i++) {
+            p = problem(causal64[i].b, causal64[i].h, causal64[i].s, 64);
+            p.causal = 1;
+            expect_kernel(&p, NULL, causal64[i].kernel);
+        }
     }
     /* with a workspace: V^T written once when a V tile would be transposed often enough
      * (wgmma_variant.cu, use_vt_pass): 16 times at (8,8,2048,256), 4 at (32,8,512,256); any

@@ -1,10 +1,11 @@
-/* Variant "wgmma", head_dim 64, causal problems of WGMMA_HD64_N160_MIN_SK to _MAX_SK keys (1024 to
- * 4096, wgmma_variant.cu): 3 consumer warpgroups (192 query rows) x 160-key tiles (FA3's e4m3 tile),
- * 2 stages. At 160 keys the consumers need 160 registers (at 152 they spill 96 bytes), so the
- * producer keeps 32 and its transposer runs two chains instead of four. Against wgmma_hd64.cu's
- * 128-key tiles on the H100 (docs/PERF.md w29, w30), causal: 14 % slower at 512 keys, 2.5 % faster
- * at 1k, 6 % at 2k, 1 % at 4k, 1.5 % slower at 8k; non-causal 2-3 % slower at 2k-16k. The WGMMA_HD64_N160_* macros may be set by
- * a build for A/B measurements, as in wgmma_hd64.cu. */
+/* Variant "wgmma", head_dim 64, causal problems of WGMMA_HD64_N160_MIN_SK to _MAX_SK keys
+ * (1024 to 4096, wgmma_variant.cu): 3 consumer warpgroups (192 query rows) x 160-key tiles (FA3's
+ * e4m3 tile), 2 stages. At 160 keys the consumers need 160 registers (at 152 they spill 96
+ * bytes), so the producer keeps 32 and its transposer runs two chains instead of four. Against
+ * wgmma_hd64.cu's 128-key tiles on the H100 (docs/PERF.md w29, w30), causal: 14 % slower at 512
+ * keys, 2.5 % faster at 1k, 6 % at 2k, 1 % at 4k, 1.5 % slower at 8k; non-causal 2-3 % slower
+ * at 2k-16k. The WGMMA_HD64_N160_* macros may be set by a build for A/B measurements, as in
+ * wgmma_hd64.cu. */
 #include "kernel.cuh"
 
 #ifndef WGMMA_HD64_N160_PREGS

@@ -95,8 +95,8 @@ static int64_t grid_of(const wgmma_instance_t *in, const fp8attn_params_t *p)
 }
 
 /* The instance that runs p on a device of sm_count SMs: a one-wave instance of p's head dim where
- * its tiles fit in one wave, else a causal one where p is causal with seqlen_k in its range, else the
- * general one. A one-wave problem finishes when its slowest block does, so smaller blocks over
+ * its tiles fit in one wave, else a causal one where p is causal with seqlen_k in its range, else
+ * the general one. A one-wave problem finishes when its slowest block does, so smaller blocks over
  * more SMs win there, and lose once every SM runs several (hd64: docs/PERF.md w12). */
 static const wgmma_instance_t *instance_for_problem(const fp8attn_params_t *p, int sm_count)
 {
