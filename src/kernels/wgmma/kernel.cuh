@@ -87,7 +87,8 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     const int64_t tiles = (int64_t)wp.n_q_tiles * p->h_q * p->batch; /* < 2^31: pick() */
     const int64_t slots = sm_count;
     const bool persist = WGMMA_PERSISTENT;
-    wp.pair_tiles = persist && WGMMA_PAIR_TILES && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
+    wp.pair_tiles =
+        persist && WGMMA_PAIR_TILES && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
     wp.n_units = (int32_t)(wp.pair_tiles ? (int64_t)(wp.n_q_tiles + 1) / 2 * p->h_q * p->batch
                                          : tiles);
     const int64_t grid = persist && wp.n_units > slots ? slots : wp.n_units;
