@@ -6,8 +6,8 @@
  * touches 8 rows, 16 bytes each (docs/PERF.md w19: 1.22-1.30x slower at hd256 512 keys). Each
  * group of 4 chunks is first transposed across the quad (two rounds of shuffles), so that lane t
  * holds all 8 columns of chunk 4G + t and writes them with one 16-byte store: a quarter of the
- * store instructions, each filling whole 32-byte sectors. O's
- * pointer and strides are 16-byte aligned (fp8attn.h), and so is every 8-column chunk.
+ * store instructions, each filling whole 32-byte sectors. O's pointer and strides are 16-byte
+ * aligned (fp8attn.h), and so is every 8-column chunk.
  *
  * Those stores still hold the warp until the memory system takes them, and every SM reaches its
  * epilogue at about the same time (docs/PERF.md w20). Where shared memory has room for the O tile

@@ -176,9 +176,9 @@ __device__ __forceinline__ void softmax_pack_spec(float (&s)[N], float (&m)[2], 
         return;
     }
     if (__any_sync(0xffffffffu, pmax[0] > SPEC_P_BIG || pmax[1] > SPEC_P_BIG)) {
-        spec_recover(s, m, l0, off, alpha);
-        l[0] = l0[0];
+        l[0] = l0[0]; /* the sums above are redone from the recovered exponents */
         l[1] = l0[1];
+        spec_recover(s, m, l, off, alpha);
         pack_p(s, pa);
         return;
     }
