@@ -4,8 +4,8 @@
  * bytes), so the producer keeps 32 and its transposer runs two chains instead of four. Against
  * wgmma_hd64.cu's 128-key tiles on the H100 (docs/PERF.md w29, w30), causal: 14 % slower at 512
  * keys, 2.5 % faster at 1k, 6 % at 2k, 1 % at 4k, 1.5 % slower at 8k; non-causal 2-3 % slower
- * at 2k-16k. The WGMMA_HD64_N160_* macros may be set by a build for A/B measurements, as in
- * wgmma_hd64.cu. */
+ * at 2k-16k. With the speculative softmax (WGMMA_SPEC_EXP, off) its kernels spill 76 bytes.
+ * The WGMMA_HD64_N160_* macros may be set by a build for A/B measurements, as in wgmma_hd64.cu. */
 #include "kernel.cuh"
 
 #ifndef WGMMA_HD64_N160_PREGS
