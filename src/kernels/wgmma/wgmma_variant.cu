@@ -35,6 +35,10 @@ WGMMA_DECLARE(hd64_n160)
 #ifndef WGMMA_HD64_N160_MAX_SK
 #define WGMMA_HD64_N160_MAX_SK 4096
 #endif
+#ifndef WGMMA_HD64_M128_CAUSAL_MAX_SK
+#define WGMMA_HD64_M128_CAUSAL_MAX_SK 0 /* > 0: hd64_m128 also runs causal problems of at most this
+                                         * many keys (A/B builds) */
+#endif
 
 typedef struct {
     const fp8attn_kernel_entry_t *(*entry)(void);    /* V transposed in shared memory */
@@ -55,7 +59,8 @@ static const wgmma_instance_t k_instances[] = {
     {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
      fp8attn_wgmma_launch_hd256, 0, 0, 0},
     {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
-     &fp8attn_wgmma_rows_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE, 0, 0},
+     &fp8attn_wgmma_rows_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE, 0,
+     WGMMA_HD64_M128_CAUSAL_MAX_SK},
     {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt,
      &fp8attn_wgmma_rows_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, WGMMA_HD64_N160_MIN_SK,
      WGMMA_HD64_N160_MAX_SK},
