@@ -69,9 +69,16 @@ int main(void)
     expect_kernel(&p, NULL, "fp8attn_mma_hd128_m64");
     p = problem(2, 8, 1024, 128); /* under one wave, but 1024 keys x 128: wgmma */
     expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128" : "fp8attn_mma_hd128_m64");
+    /* hd128: 224-key tiles from 4096 keys, 8192 if causal */
     p = problem(2, 16, 8192, 128);
-    expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128" : "fp8attn_mma_hd128_m128");
+    expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128_n224" : "fp8attn_mma_hd128_m128");
     p.causal = 1;
+    expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128_n224" : "fp8attn_mma_hd128_m128");
+    p = problem(4, 16, 4096, 128);
+    expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128_n224" : "fp8attn_mma_hd128_m128");
+    p.causal = 1;
+    expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128" : "fp8attn_mma_hd128_m128");
+    p = problem(8, 16, 2048, 128);
     expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128" : "fp8attn_mma_hd128_m128");
     p = problem(1, 8, 16384, 256);
     expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd256" : "fp8attn_mma_hd256_m64");
@@ -83,13 +90,15 @@ int main(void)
         /* named, wgmma runs any size */
         p = problem(1, 8, 512, 64);
         expect_kernel(&p, "wgmma", "fp8attn_wgmma_hd64_m128");
-        /* causal hd64 of more than one wave: 160-key tiles from 1024 to 4096 keys, else 128
-         * (the one-wave instance still comes first) */
+        /* causal hd64 of more than one wave: 128-row tiles up to 1024 keys, 160-key tiles from
+         * 1025 to 4096, else 192 x 128 (the one-wave instance still comes first) */
         static const struct {
             int b, h, s;
             const char *kernel;
-        } causal64[] = {{32, 32, 512, "fp8attn_wgmma_hd64"},
-                        {16, 32, 1024, "fp8attn_wgmma_hd64_n160"},
+        } causal64[] = {{64, 32, 256, "fp8attn_wgmma_hd64_m128"},
+                        {32, 32, 512, "fp8attn_wgmma_hd64_m128"},
+                        {16, 32, 1024, "fp8attn_wgmma_hd64_m128"},
+                        {16, 32, 1025, "fp8attn_wgmma_hd64_n160"},
                         {8, 32, 2048, "fp8attn_wgmma_hd64_n160"},
                         {2, 32, 4096, "fp8attn_wgmma_hd64_n160"},
                         {2, 32, 8192, "fp8attn_wgmma_hd64"},
@@ -112,6 +121,10 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
         p = problem(1, 16, 16384, 128);
         p.causal = 1;
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
+        p = problem(4, 16, 4096, 128); /* 32 repeats */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
+        p.causal = 1;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
         p = problem(8, 32, 2048, 64); /* 11 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_vt");
@@ -122,6 +135,9 @@ int main(void)
         p.h_kv = 8;
         p.k_stride = p.v_stride = fp8attn_strides_bhsd(8, 4096, 64);
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_n160_vt");
+        p = problem(32, 32, 512, 64); /* causal, 4 repeats */
+        p.causal = 1;
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd64_m128");
         p = problem(1, 4, 2048, 64); /* 16 repeats, but one wave: the pass would not pay */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_m128");
     }

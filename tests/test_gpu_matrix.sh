@@ -96,14 +96,19 @@ fi
 # repeats < 32), and in both without the workspace: the walk of a producer without a loader warp.
 # With the workspace its non-causal run (12 repeats, 384 blocks) takes the V^T pass.
 # hd64 problems whose 128-row tiles fit in one wave run the 128-row instance (wgmma_hd64_m128.cu),
-# the others the 192-row one, with 160-key tiles if causal with 1024 to 4096 keys
-# (wgmma_hd64_n160.cu): on an H100 (132 SMs) the first above are all but (1,8,2,4097,64,64),
-# which with the problems here runs the second. In the causal run below the two hd64 problems
-# (1100 keys) run the third, (4,16,1,...) from the workspace (96 repeats) and (2,16,16,...)
-# transposing V.
+# and so do causal ones of at most 1024 keys; the others the 192-row one, with 160-key tiles if
+# causal with 1025 to 4096 keys (wgmma_hd64_n160.cu): on an H100 (132 SMs) the first above are
+# all but (1,8,2,4097,64,64), which with the problems here runs the second. In the causal run
+# below, (2,16,4,1000,...) runs the first on 256 tiles, and the two of 1100 keys run the third,
+# (4,16,1,...) from the workspace (96 repeats) and (2,16,16,...) transposing V.
+# hd128 problems of at least 4096 keys, 8192 if causal, run 224-key tiles (wgmma_hd128_n224.cu):
+# above, (1,2,2,4097,4097,128) from the workspace (33 repeats) and (1,8,8,64,4097,128) transposing
+# V, both without the mask; below, (1,32,1,150,8200,128) in both runs, from the workspace (64
+# repeats; transposing V with --no-workspace), 8200 keys = 36 tiles of 224 and 136 more.
 if [ "$variant" = wgmma ]; then
-    many=(--shape 4,16,1,1100,1100,64 --shape 2,16,16,1100,1100,64 --shape 3,16,4,777,1000,128
-          --shape 2,16,16,1500,300,128 --shape 2,16,2,1500,300,256 --shape 2,16,16,1500,300,256)
+    many=(--shape 4,16,1,1100,1100,64 --shape 2,16,16,1100,1100,64 --shape 2,16,4,1000,1000,64
+          --shape 3,16,4,777,1000,128 --shape 2,16,16,1500,300,128 --shape 1,32,1,150,8200,128
+          --shape 2,16,2,1500,300,256 --shape 2,16,16,1500,300,256)
     for causal in "" --causal; do
         echo "== run $run: several tiles per block ${causal:-non-causal}"
         "$bin" check --backend gpu --variant wgmma --no-e2e --seeds $((run + 1)) --layout bshd \

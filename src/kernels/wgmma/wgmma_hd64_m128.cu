@@ -1,8 +1,9 @@
-/* Variant "wgmma", head_dim 64, one-wave problems: 2 consumer warpgroups (128 query rows) x
- * 128-key tiles, 2 stages. wgmma_hd64.cu's 192-row blocks are faster once a problem fills the GPU
- * several times over; where the 128-row grid still fits in one wave, more and shorter blocks finish
- * first (wgmma_variant.cu, instance_for; docs/PERF.md w12). The WGMMA_HD64_M128_* macros may be set
- * by a build for A/B measurements, as in wgmma_hd64.cu. */
+/* Variant "wgmma", head_dim 64, one-wave problems and causal problems of at most 1024 keys: 2
+ * consumer warpgroups (128 query rows) x 128-key tiles, 2 stages. wgmma_hd64.cu's 192-row blocks
+ * are faster once a problem fills the GPU several times over; where the 128-row grid still fits
+ * in one wave, more and shorter blocks finish first (docs/PERF.md w12), and on short causal
+ * problems 192-row tiles compute many masked rows (w31; wgmma_variant.cu, instance_for_problem).
+ * The WGMMA_HD64_M128_* macros may be set by a build for A/B measurements, as in wgmma_hd64.cu. */
 #include "kernel.cuh"
 
 #ifndef WGMMA_HD64_M128_BN

@@ -1,8 +1,9 @@
 /* Variant "wgmma": which problems the Hopper kernels run (E4M3 inputs on sm_90 with this build's
- * sm_90a image, strides TMA can encode), which instance runs them (one per head dim,
- * wgmma_hd<D>.cu; for hd64 also one for one-wave problems, wgmma_hd64_m128.cu, and one for
- * short causal problems, wgmma_hd64_n160.cu), and
- * whether V^T goes through the workspace (use_vt_pass). */
+ * sm_90a image, strides TMA can encode), which instance runs them (one general instance per head
+ * dim, wgmma_hd<D>.cu, and instances for ranges of problems: wgmma_hd64_m128.cu for one-wave and
+ * short causal hd64 problems, wgmma_hd64_n160.cu for causal hd64 problems of 1k-4k keys,
+ * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal), and whether V^T
+ * goes through the workspace (use_vt_pass). */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -22,23 +23,48 @@ WGMMA_DECLARE(hd128)
 WGMMA_DECLARE(hd256)
 WGMMA_DECLARE(hd64_m128)
 WGMMA_DECLARE(hd64_n160)
+WGMMA_DECLARE(hd128_n224)
 
 #ifndef WGMMA_HD64_ONE_WAVE
-#define WGMMA_HD64_ONE_WAVE 1 /* 0: hd64_m128 never picked (A/B builds) */
+#define WGMMA_HD64_ONE_WAVE 1 /* 0: hd64_m128 never picked for being one wave (A/B builds) */
 #endif
-/* hd64_n160 runs causal problems of MIN_SK to MAX_SK keys. H100, against the 128-key tiles
- * (docs/PERF.md w30, time ratio): 512 keys 0.86 (4 tiles of 160 cover 640 keys), 1k 1.025,
- * 2k 1.058, 4k 1.011, 8k 0.984. MAX_SK 0: never (A/B builds) */
+/* hd64_m128 also runs causal problems of at most CAUSAL_MAX_SK keys, where 192-row tiles compute
+ * many masked or empty rows (at 512 keys 1.35x what 128-row tiles do). H100, time ratio against
+ * the instance that ran them before (docs/PERF.md w31): 256 keys 1.36, 512 1.39, 1024 1.10
+ * (against hd64_n160), 2048 1.00. Without the mask it is slower at 512 and 1024 keys (0.93)
+ * and faster at 256 (1.21): that gain comes from seqlen_q (256 rows are 2 tiles of 128 or of
+ * 192), which these ranges of seqlen_k do not describe, so MAX_SK stays 0 (A/B builds may set
+ * it). CAUSAL_MAX_SK 0: never. */
+#ifndef WGMMA_HD64_M128_MAX_SK
+#define WGMMA_HD64_M128_MAX_SK 0
+#endif
+#ifndef WGMMA_HD64_M128_CAUSAL_MAX_SK
+#define WGMMA_HD64_M128_CAUSAL_MAX_SK 1024
+#endif
+/* hd64_n160 runs causal problems of MIN_SK to MAX_SK keys (below MIN_SK, hd64_m128). H100,
+ * against the 128-key tiles (docs/PERF.md w30, time ratio): 512 keys 0.86 (4 tiles of 160 cover
+ * 640 keys), 1k 1.025, 2k 1.058, 4k 1.011, 8k 0.984. MAX_SK 0: never (A/B builds) */
 #ifndef WGMMA_HD64_N160_MIN_SK
-#define WGMMA_HD64_N160_MIN_SK 1024
+#define WGMMA_HD64_N160_MIN_SK 1025
 #endif
 #ifndef WGMMA_HD64_N160_MAX_SK
 #define WGMMA_HD64_N160_MAX_SK 4096
 #endif
-#ifndef WGMMA_HD64_M128_CAUSAL_MAX_SK
-#define WGMMA_HD64_M128_CAUSAL_MAX_SK 0 /* > 0: hd64_m128 also runs causal problems of at most this
-                                         * many keys (A/B builds) */
+/* hd128_n224 runs problems of at least MIN_SK keys, CAUSAL_MIN_SK if causal. H100, time ratio
+ * against the 192-key tiles (docs/PERF.md w7, w31): 2k 0.97 (causal 0.96), 4k 1.016 (causal
+ * 1.001), 8k 1.019 (causal 1.021), 16k 1.020 (causal 1.019). A minimum above INT32_MAX - 256:
+ * never (A/B builds). */
+#ifndef WGMMA_HD128_N224_MIN_SK
+#define WGMMA_HD128_N224_MIN_SK 4096
 #endif
+#ifndef WGMMA_HD128_N224_CAUSAL_MIN_SK
+#define WGMMA_HD128_N224_CAUSAL_MIN_SK 8192
+#endif
+
+/* A range of seqlen_k that an instance runs; max_sk 0: none. */
+typedef struct {
+    int min_sk, max_sk;
+} sk_range_t;
 
 typedef struct {
     const fp8attn_kernel_entry_t *(*entry)(void);    /* V transposed in shared memory */
@@ -46,24 +72,28 @@ typedef struct {
     const int *rows; /* query rows per block */
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt, int sm_count,
                                fp8attn_stream_t s);
-    int one_wave; /* 1: runs only problems whose grid of this instance fits in one wave */
-    int causal_min_sk, causal_max_sk; /* max > 0: runs only causal problems whose seqlen_k is in
-                                       * [min, max] */
+    int one_wave;      /* 1: runs problems whose grid of this instance fits in one wave */
+    sk_range_t plain;  /* runs problems without the causal mask whose seqlen_k is in the range */
+    sk_range_t causal; /* the same for causal problems */
 } wgmma_instance_t;
 
+/* instance_for_problem takes the first that fits: the ranges must not overlap per head dim */
 static const wgmma_instance_t k_instances[] = {
     {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, &fp8attn_wgmma_rows_hd64,
-     fp8attn_wgmma_launch_hd64, 0, 0, 0},
+     fp8attn_wgmma_launch_hd64, 0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, &fp8attn_wgmma_rows_hd128,
-     fp8attn_wgmma_launch_hd128, 0, 0, 0},
+     fp8attn_wgmma_launch_hd128, 0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
-     fp8attn_wgmma_launch_hd256, 0, 0, 0},
+     fp8attn_wgmma_launch_hd256, 0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
-     &fp8attn_wgmma_rows_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE, 0,
-     WGMMA_HD64_M128_CAUSAL_MAX_SK},
+     &fp8attn_wgmma_rows_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE,
+     {0, WGMMA_HD64_M128_MAX_SK}, {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}},
     {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt,
-     &fp8attn_wgmma_rows_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, WGMMA_HD64_N160_MIN_SK,
-     WGMMA_HD64_N160_MAX_SK},
+     &fp8attn_wgmma_rows_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, {0, 0},
+     {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}},
+    {fp8attn_wgmma_entry_hd128_n224, fp8attn_wgmma_entry_hd128_n224_vt,
+     &fp8attn_wgmma_rows_hd128_n224, fp8attn_wgmma_launch_hd128_n224, 0,
+     {WGMMA_HD128_N224_MIN_SK, INT32_MAX}, {WGMMA_HD128_N224_CAUSAL_MIN_SK, INT32_MAX}},
 };
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
 
@@ -77,12 +107,17 @@ extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_kernel(int index)
     return index == 2 * N_INSTANCES ? fp8attn_wgmma_entry_vt_prepass() : NULL;
 }
 
+static bool in_range(sk_range_t r, int seqlen_k)
+{
+    return r.max_sk > 0 && seqlen_k >= r.min_sk && seqlen_k <= r.max_sk;
+}
+
 /* The general instance compiled for head_dim d (the one for problems of any size), or NULL. */
 static const wgmma_instance_t *instance_for(int d)
 {
     for (int i = 0; i < N_INSTANCES; i++)
-        if (!k_instances[i].one_wave && !k_instances[i].causal_max_sk &&
-            k_instances[i].entry()->head_dim == d)
+        if (!k_instances[i].one_wave && !k_instances[i].plain.max_sk &&
+            !k_instances[i].causal.max_sk && k_instances[i].entry()->head_dim == d)
             return &k_instances[i];
     return NULL;
 }
@@ -100,9 +135,9 @@ static int64_t grid_of(const wgmma_instance_t *in, const fp8attn_params_t *p)
 }
 
 /* The instance that runs p on a device of sm_count SMs: a one-wave instance of p's head dim where
- * its tiles fit in one wave, else a causal one where p is causal with seqlen_k in its range, else
- * the general one. A one-wave problem finishes when its slowest block does, so smaller blocks over
- * more SMs win there, and lose once every SM runs several (hd64: docs/PERF.md w12). */
+ * its tiles fit in one wave, else one whose range for p's mask holds seqlen_k, else the general
+ * one. A one-wave problem finishes when its slowest block does, so smaller blocks over more SMs
+ * win there, and lose once every SM runs several (hd64: docs/PERF.md w12). */
 static const wgmma_instance_t *instance_for_problem(const fp8attn_params_t *p, int sm_count)
 {
     for (int i = 0; i < N_INSTANCES; i++)
@@ -110,10 +145,8 @@ static const wgmma_instance_t *instance_for_problem(const fp8attn_params_t *p, i
             grid_of(&k_instances[i], p) <= sm_count)
             return &k_instances[i];
     for (int i = 0; i < N_INSTANCES; i++)
-        if (k_instances[i].causal_max_sk > 0 && p->causal &&
-            k_instances[i].entry()->head_dim == p->head_dim &&
-            p->seqlen_k >= k_instances[i].causal_min_sk &&
-            p->seqlen_k <= k_instances[i].causal_max_sk)
+        if (k_instances[i].entry()->head_dim == p->head_dim &&
+            in_range(p->causal ? k_instances[i].causal : k_instances[i].plain, p->seqlen_k))
             return &k_instances[i];
     return instance_for(p->head_dim);
 }

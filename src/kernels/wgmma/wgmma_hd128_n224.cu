@@ -1,0 +1,16 @@
+/* Variant "wgmma", head_dim 128, problems of at least 4096 keys, 8192 if causal (wgmma_variant.cu,
+ * WGMMA_HD128_N224_*MIN_SK): 2 consumer warpgroups (128 query rows) x 224-key tiles (FA3's e4m3
+ * tile), 2 stages. A row of V^T is 224 bytes, so V^T takes the 32-byte swizzle. S (112) + P (28)
+ * + O (64) registers fit the consumers' 232 with no spill. Against wgmma_hd128.cu's 192-key tiles
+ * on the H100 (docs/PERF.md w7, w31): the per-tile waits and row-max shuffles spread over more
+ * keys, +1.5-2 % at 4k-16k (causal: 8k-16k); at 2k the last tile is mostly empty (2048 = 9.1 x
+ * 224), 3-4 % slower. Same register split, loader warp and epilogue as wgmma_hd128.cu. */
+#include "kernel.cuh"
+
+#ifndef WGMMA_HD128_N224_PREGS
+#define WGMMA_HD128_N224_PREGS 40 /* producer registers after setmaxnreg; consumers get 232 */
+#endif
+typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1> wg_cfg_hd128_n224;
+typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1, true, 1> wg_cfg_hd128_n224_vt;
+FP8ATTN_WGMMA_INSTANCE(hd128_n224, wg_cfg_hd128_n224, wg_cfg_hd128_n224_vt, 1, 1, WGMMA_PINGPONG,
+                       WGMMA_VT_PINGPONG)
