@@ -259,8 +259,8 @@ case_gate_setup() {
     cp "$cpu" "$WORK/cand/perf.json"
     run 2 gate "$BASE" "$WORK/cand"
     has "fp8attn gate: BASE $BASE was measured with backend gpu, l2_flush true, CAND"\
-" $WORK/cand/perf.json with backend cpu, l2_flush true: timings of different backends or L2"\
-" states are not comparable"
+" $WORK/cand/perf.json with backend cpu, l2_flush true: timings of different backends, L2"\
+" states, workspace settings or inputs are not comparable"
     run 2 gate "$BASE" "$WORK/cand" --no-correctness --no-resources
     run 0 compare "$BASE" "$WORK/cand"
     has "warning: BASE was measured with backend gpu, l2_flush true, CAND with backend cpu,"\
@@ -268,13 +268,45 @@ case_gate_setup() {
     has "warning: BASE was measured with backend gpu" "$WORK/cand/COMPARE.md"
     hot=$(derive gate_cand_perf.json hot_perf.json 's/"l2_flush": true/"l2_flush": false/')
     run 2 gate "$BASE" "$hot"
-    has "CAND $hot with backend gpu, l2_flush false: timings of different backends or L2 states"
+    has "CAND $hot with backend gpu, l2_flush false: timings of different backends, L2 states"
     # the second record only: past the first match, the next match is changed
     mixed=$(derive gate_cand_perf.json mixed_perf.json \
         '0,/"l2_flush": true/! {0,/"l2_flush": true/s//"l2_flush": false/}')
     run 2 gate "$BASE" "$mixed"
     has "fp8attn gate: CAND $mixed: results[0] (backend gpu, l2_flush true) and results[1]"\
 " (backend gpu, l2_flush false) were measured differently"
+    # the workspace and the input kind belong to the setup where a file records them (bench
+    # does): a run with --no-workspace or --inputs rising is not gated against one without
+    local ws_on ws_off rising ws_same bad
+    ws_on=$(derive gate_base_perf.json ws_on_perf.json \
+        's/"l2_flush": true/"l2_flush": true, "workspace": true, "inputs": "normal"/')
+    ws_off=$(derive gate_cand_perf.json ws_off_perf.json \
+        's/"l2_flush": true/"l2_flush": true, "workspace": false, "inputs": "normal"/')
+    run 2 gate "$ws_on" "$ws_off" --no-correctness --no-resources
+    has "fp8attn gate: BASE $ws_on was measured with backend gpu, l2_flush true, workspace true,"\
+" inputs normal, CAND $ws_off with backend gpu, l2_flush true, workspace false, inputs normal:"\
+" timings of different backends, L2 states, workspace settings or inputs are not comparable"
+    run 0 compare "$ws_on" "$ws_off"
+    has "warning: BASE was measured with backend gpu, l2_flush true, workspace true, inputs"\
+" normal, CAND with backend gpu, l2_flush true, workspace false, inputs normal: their timings"\
+" are not comparable"
+    rising=$(derive gate_cand_perf.json rising_perf.json \
+        's/"l2_flush": true/"l2_flush": true, "workspace": true, "inputs": "rising"/')
+    run 2 gate "$ws_on" "$rising" --no-correctness --no-resources
+    has "CAND $rising with backend gpu, l2_flush true, workspace true, inputs rising: timings"
+    # a file that does not record them is not gated against one that does: measure it again
+    run 2 gate "$BASE" "$ws_off" --no-correctness --no-resources
+    has "BASE $BASE was measured with backend gpu, l2_flush true, CAND $ws_off with backend gpu,"
+    ws_same=$(derive gate_cand_perf.json ws_same_perf.json \
+        's/"l2_flush": true/"l2_flush": true, "workspace": true, "inputs": "normal"/')
+    run 0 gate "$ws_on" "$ws_same" --no-correctness --no-resources
+    has "both measured with backend gpu, l2_flush true, workspace true, inputs normal"
+    bad=$(derive gate_cand_perf.json ws_bad_perf.json 's/"l2_flush": true/"l2_flush": true, "workspace": 1/')
+    run 2 gate "$ws_on" "$bad" --no-correctness --no-resources
+    has "$bad: results[0].workspace is not a boolean"
+    bad=$(derive gate_cand_perf.json in_bad_perf.json 's/"l2_flush": true/"l2_flush": true, "inputs": "flat"/')
+    run 2 compare "$ws_on" "$bad"
+    has "$bad: results[0].inputs is not one of normal, rising, spike"
     # the same CPU data on both sides is fine
     run 1 gate "$cpu" "$WORK/cand" --no-resources
     has "both measured with backend cpu, l2_flush true"

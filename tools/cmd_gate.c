@@ -48,8 +48,9 @@ static void usage(FILE *f)
             "                      use only that variant's records of BASE / CAND; required\n"
             "                      when a side has records of several variants for a shape\n"
             "  (every option also takes the form --option=VALUE)\n\n"
-            "BASE and CAND must have been measured alike: the same backend and the same L2\n"
-            "flushing (bench --hot or not) on every record used.\n"
+            "BASE and CAND must have been measured alike: the same backend, L2 flushing (bench\n"
+            "--hot or not), workspace (--no-workspace or not) and --inputs on every record\n"
+            "used (files that do not record the workspace or the inputs match only each other).\n"
             "Correctness: CAND's correctness.json must come from CAND's backend, every record\n"
             "must pass, and every gated shape must have a passing record of the variant CAND's\n"
             "perf.json timed for it; a shape without one fails the gate and is listed.\n"
@@ -58,7 +59,7 @@ static void usage(FILE *f)
             "variant family (mma-m128 -> the kernels listed under mma).\n"
             "Exit status: 0 every gate passed, 1 a gate failed, 2 bad arguments or unusable\n"
             "inputs (missing perf.json, malformed files, no shape in common, BASE and CAND\n"
-            "measured with different backends or L2 flushing, several variants for a shape\n"
+            "measured differently, several variants for a shape\n"
             "without --variant-base / --variant-cand).\n",
             GATE_DEFAULT_MAX_SMEM);
 }
@@ -125,28 +126,27 @@ static int check_setups(const perf_file_t *base, const perf_file_t *cand, const 
     const perf_file_t *files[2] = {base, cand};
     const perf_setup_t *setups[2] = {&c->base_setup, &c->cand_setup};
     const char *sides[2] = {"BASE", "CAND"};
-    char a[64], b[64];
+    char a[128], b[128];
     int i;
     for (i = 0; i < 2; i++) {
         const perf_setup_t *s = setups[i];
         perf_setup_t other;
         if (s->conflict < 0) continue;
-        other = *s;
-        other.backend = files[i]->records[s->conflict].backend;
-        other.l2_flush = files[i]->records[s->conflict].l2_flush;
+        perf_setup_of(files[i], s->conflict, &other);
         perf_setup_format(s, a, sizeof a);
         perf_setup_format(&other, b, sizeof b);
         fprintf(stderr, "fp8attn gate: %s %s: results[%d] (%s) and results[%d] (%s) were measured "
-                "differently; a side must use one backend and one L2 setting\n", sides[i],
-                files[i]->path, s->first, a, s->conflict, b);
+                "differently; a side must use one backend, L2 setting, workspace setting and "
+                "input kind\n", sides[i], files[i]->path, s->first, a, s->conflict, b);
         return -1;
     }
     if (comparison_setups_match(c)) return 0;
     perf_setup_format(&c->base_setup, a, sizeof a);
     perf_setup_format(&c->cand_setup, b, sizeof b);
     fprintf(stderr, "fp8attn gate: BASE %s was measured with %s, CAND %s with %s: timings of "
-            "different backends or L2 states are not comparable (bench both with the same "
-            "--backend, both with or both without --hot)\n", base->path, a, cand->path, b);
+            "different backends, L2 states, workspace settings or inputs are not comparable "
+            "(bench both with the same --backend and --inputs, both with or both without --hot, "
+            "and both with or both without --no-workspace)\n", base->path, a, cand->path, b);
     return -1;
 }
 
@@ -516,7 +516,7 @@ static int gate_resources(const perf_file_t *cand, const gate_opts_t *o, tally_t
 
 static void print_header(const perf_file_t *base, const perf_file_t *cand, const comparison_t *c)
 {
-    char setup[64];
+    char setup[128];
     perf_setup_format(&c->cand_setup, setup, sizeof setup);
     printf("gate: BASE %s\n      CAND %s\n      %d common shape(s), %d only in BASE, %d only "
            "in CAND (not gated); both measured with %s\n", base->path, cand->path, c->n_common,

@@ -146,6 +146,20 @@ static int read_record(const char *path, size_t i, const json_t *rec, perf_recor
         return -1;
     }
     r->l2_flush = json_is_true(flush);
+    const json_t *ws = json_object_get(rec, "workspace");
+    if (ws && !json_is_boolean(ws)) {
+        fprintf(stderr, "fp8attn: %s: results[%zu].workspace is not a boolean\n", path, i);
+        return -1;
+    }
+    r->workspace = ws ? json_is_true(ws) : -1;
+    const json_t *inputs = json_object_get(rec, "inputs");
+    r->inputs = json_string_value(inputs);
+    if (inputs && (!r->inputs || choice_index(r->inputs, k_inputs_names) < 0)) {
+        char list[64];
+        choice_list(k_inputs_names, list, sizeof list);
+        fprintf(stderr, "fp8attn: %s: results[%zu].inputs is not one of %s\n", path, i, list);
+        return -1;
+    }
     if (json_get_number(rec, "p50_us", &r->p50_us) != 0 || !(r->p50_us > 0) ||
         !isfinite(r->p50_us)) {
         fprintf(stderr, "fp8attn: %s: results[%zu].p50_us must be a number > 0\n", path, i);
@@ -251,6 +265,25 @@ void perf_file_variants(const perf_file_t *f, const char *filter, const shape_ke
     if (!buf[0]) snprintf(buf, len, "no variant");
 }
 
+void perf_setup_of(const perf_file_t *f, int i, perf_setup_t *s)
+{
+    const perf_record_t *r = &f->records[i];
+    s->backend = r->backend;
+    s->l2_flush = r->l2_flush;
+    s->workspace = r->workspace;
+    s->inputs = r->inputs;
+    s->first = i;
+    s->conflict = -1;
+}
+
+/* 1 if two setups were measured alike (first and conflict aside). */
+static int setups_equal(const perf_setup_t *a, const perf_setup_t *b)
+{
+    return !strcmp(a->backend, b->backend) && a->l2_flush == b->l2_flush &&
+           a->workspace == b->workspace &&
+           (a->inputs && b->inputs ? !strcmp(a->inputs, b->inputs) : a->inputs == b->inputs);
+}
+
 /* The measurement setup of f's records of `filter` (see perf_setup_t). */
 static void find_setup(const perf_file_t *f, const char *filter, perf_setup_t *s)
 {
@@ -258,13 +291,14 @@ static void find_setup(const perf_file_t *f, const char *filter, perf_setup_t *s
     memset(s, 0, sizeof *s);
     s->first = s->conflict = -1;
     for (i = 0; i < f->n; i++) {
-        const perf_record_t *r = &f->records[i];
-        if (!variant_matches(r, filter)) continue;
+        perf_setup_t r;
+        if (!variant_matches(&f->records[i], filter)) continue;
         if (s->first < 0) {
-            s->first = i;
-            s->backend = r->backend;
-            s->l2_flush = r->l2_flush;
-        } else if (strcmp(r->backend, s->backend) || r->l2_flush != s->l2_flush) {
+            perf_setup_of(f, i, s);
+            continue;
+        }
+        perf_setup_of(f, i, &r);
+        if (!setups_equal(&r, s)) {
             s->conflict = i;
             return;
         }
@@ -273,8 +307,10 @@ static void find_setup(const perf_file_t *f, const char *filter, perf_setup_t *s
 
 void perf_setup_format(const perf_setup_t *s, char *buf, size_t len)
 {
-    snprintf(buf, len, "backend %s, l2_flush %s", s->backend ? s->backend : "?",
-             s->l2_flush ? "true" : "false");
+    snprintf(buf, len, "backend %s, l2_flush %s%s%s%s%s", s->backend ? s->backend : "?",
+             s->l2_flush ? "true" : "false", s->workspace < 0 ? "" : ", workspace ",
+             s->workspace < 0 ? "" : s->workspace ? "true" : "false", s->inputs ? ", inputs " : "",
+             s->inputs ? s->inputs : "");
 }
 
 /* ---- the command line ---- */
@@ -431,8 +467,8 @@ void comparison_free(comparison_t *c)
 int comparison_setups_match(const comparison_t *c)
 {
     return c->base_setup.conflict < 0 && c->cand_setup.conflict < 0 &&
-           !strcmp(c->base_setup.backend, c->cand_setup.backend) &&
-           c->base_setup.l2_flush == c->cand_setup.l2_flush;
+           c->base_setup.backend && c->cand_setup.backend &&
+           setups_equal(&c->base_setup, &c->cand_setup);
 }
 
 /* Notes on the shapes of one side whose value is a median of several records. */
@@ -456,12 +492,12 @@ static void print_mixed(FILE *f, const perf_setup_t *s, const char *side)
 {
     if (s->conflict >= 0)
         fprintf(f, "warning: %s mixes measurement setups: results[%d] and results[%d] differ in "
-                "backend or l2_flush\n", side, s->first, s->conflict);
+                "backend, l2_flush, workspace or inputs\n", side, s->first, s->conflict);
 }
 
 void comparison_print_notes(const comparison_t *c, FILE *f)
 {
-    char b[64], k[64];
+    char b[128], k[128];
     print_notes(f, c, 0);
     print_notes(f, c, 1);
     print_mixed(f, &c->base_setup, "BASE");

@@ -31,6 +31,8 @@ typedef struct {
     const char *kernel;  /* kernel symbol the GPU ran; NULL if not recorded (CPU, older files) */
     const char *backend; /* "cpu" or "gpu"; owned by perf_file_t.root */
     int l2_flush;
+    int workspace;      /* 1 or 0; -1 if not recorded (files older than the workspace API) */
+    const char *inputs; /* "normal", "rising", "spike"; NULL if not recorded */
     double p50_us, p90_us;
 } perf_record_t;
 
@@ -53,12 +55,15 @@ int perf_record_selected(const perf_file_t *f, int i, const char *filter, const 
 void perf_file_variants(const perf_file_t *f, const char *filter, const shape_key_t *key,
                         char *buf, size_t len);
 
-/* How one side's records were measured: the backend and L2 flushing of its first record (of the
- * variant filter) and, in `conflict`, the index of the first record that differs from it in
- * either (-1 if none does). */
+/* How one side's records were measured: the backend, L2 flushing, workspace and input kind of its
+ * first record (of the variant filter) and, in `conflict`, the index of the first record that
+ * differs from it in any of them (-1 if none does). The inputs change the timing too: the
+ * softmax skips rescales that rising scores force. */
 typedef struct {
     const char *backend;
     int l2_flush;
+    int workspace;      /* as in perf_record_t */
+    const char *inputs; /* as in perf_record_t */
     int first, conflict;
 } perf_setup_t;
 
@@ -94,9 +99,12 @@ arg_result_t pair_args_parse(args_t *a, void *pair_args);
  * failure nothing needs freeing). */
 int pair_load(const pair_args_t *a, perf_file_t *base, perf_file_t *cand, comparison_t *c);
 void comparison_free(comparison_t *c);
-/* "backend gpu, l2_flush true" */
+/* "backend gpu, l2_flush true", then ", workspace false" and ", inputs rising" where recorded */
 void perf_setup_format(const perf_setup_t *s, char *buf, size_t len);
-/* 1 if BASE and CAND were measured alike (same backend and L2 flushing, each side uniform). */
+/* The setup record i of f was measured with (first = i, conflict = -1). */
+void perf_setup_of(const perf_file_t *f, int i, perf_setup_t *s);
+/* 1 if BASE and CAND were measured alike (same backend, L2 flushing, workspace and inputs, each
+ * side uniform). */
 int comparison_setups_match(const comparison_t *c);
 /* Prints, one line each, how many shapes were medians of several records and why, and a warning
  * when the two sides were not measured alike. */

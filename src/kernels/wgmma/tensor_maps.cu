@@ -80,54 +80,61 @@ fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p)
     return FP8ATTN_OK;
 }
 
+/* Encodes one 4-D map (head_dim, tokens, heads, batch) of elem_bytes-byte elements at ptr, with
+ * the view's strides s (in elements), a box of box_cols x box_rows, the swizzle as wide as a box
+ * row (128, 64 or 32 bytes). bytes[] gets the byte strides given to TMA. A stride TMA cannot take
+ * (0, not a multiple of 16 bytes, 2^40 or more) is refused before the driver sees it. */
+static CUresult encode_map(encode_tiled_fn encode, CUtensorMap *map, CUtensorMapDataType type,
+                           int elem_bytes, const void *ptr, const fp8attn_strides_t *s, int d,
+                           int tokens, int heads, int batch, int box_cols, int box_rows,
+                           CUtensorMapL2promotion l2, cuuint64_t bytes[3])
+{
+    const cuuint64_t dims[4] = {(cuuint64_t)d, (cuuint64_t)tokens, (cuuint64_t)heads,
+                                (cuuint64_t)batch};
+    const cuuint32_t box[4] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows, 1, 1};
+    const cuuint32_t elem[4] = {1, 1, 1, 1};
+    tma_strides(s, d, tokens, heads, batch, bytes);
+    for (int k = 0; k < 3; k++) {
+        bytes[k] *= (cuuint64_t)elem_bytes;
+        if (bytes[k] == 0 || bytes[k] % 16 != 0 || bytes[k] >= ((cuuint64_t)1 << 40))
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    const int row_bytes = box_cols * elem_bytes;
+    const CUtensorMapSwizzle sw = row_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                  : row_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                    : CU_TENSOR_MAP_SWIZZLE_32B;
+    return encode(map, type, 4, (void *)ptr, dims, bytes, box, elem,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, sw, l2, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
+/* An E4M3 operand (Q, K, V or V^T): box box_cols bytes x box_rows rows; failure is an error. */
 static fp8attn_status_t make_map(encode_tiled_fn encode, CUtensorMap *map, const char *name,
                                  const uint8_t *ptr, const fp8attn_strides_t *s, int d, int tokens,
                                  int heads, int batch, int box_cols, int box_rows)
 {
-    const cuuint64_t dims[4] = {(cuuint64_t)d, (cuuint64_t)tokens, (cuuint64_t)heads,
-                                (cuuint64_t)batch};
-    cuuint64_t strides[3];
-    const cuuint32_t box[4] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows, 1, 1};
-    const cuuint32_t elem[4] = {1, 1, 1, 1};
-    tma_strides(s, d, tokens, heads, batch, strides);
-    CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 4, (void *)ptr, dims, strides, box,
-                        elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                        box_cols == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
-                        : box_cols == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                         : CU_TENSOR_MAP_SWIZZLE_32B,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    cuuint64_t bytes[3];
+    const CUresult r =
+        encode_map(encode, map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, ptr, s, d, tokens, heads, batch,
+                   box_cols, box_rows, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, bytes);
     if (r != CUDA_SUCCESS)
         return fp8attn_fail(FP8ATTN_ERR_CUDA,
                             "wgmma: cuTensorMapEncodeTiled(params->%s) failed (CUresult %d): dims "
                             "(%d, %d, %d, %d), byte strides (%llu, %llu, %llu)",
-                            name, (int)r, d, tokens, heads, batch,
-                            (unsigned long long)strides[0], (unsigned long long)strides[1],
-                            (unsigned long long)strides[2]);
+                            name, (int)r, d, tokens, heads, batch, (unsigned long long)bytes[0],
+                            (unsigned long long)bytes[1], (unsigned long long)bytes[2]);
     return FP8ATTN_OK;
 }
 
-/* O for the TMA store of the epilogue: (head_dim, tokens, heads, batch) 16-bit elements with
- * O's byte strides, box 64 columns (128 bytes, 128-byte swizzle) x 16 rows (one warp's). O's
- * strides are validated multiples of 8 elements, so TMA can take any of them below 2^40 bytes.
- * Returns 0 where it cannot (the kernels then store O from registers), without an error: the
- * store is a choice of speed, not of what can run. */
+/* O for the TMA store of the epilogue: 16-bit elements with O's strides, box 64 columns (128
+ * bytes, 128-byte swizzle) x 16 rows (one warp's). Returns 0 where TMA cannot take O's strides
+ * (the kernels then store O from registers), without an error: the store is a choice of speed,
+ * not of what can run. */
 static int make_o_map(encode_tiled_fn encode, CUtensorMap *map, const fp8attn_params_t *p)
 {
-    const cuuint64_t dims[4] = {(cuuint64_t)p->head_dim, (cuuint64_t)p->seqlen_q,
-                                (cuuint64_t)p->h_q, (cuuint64_t)p->batch};
-    cuuint64_t strides[3];
-    const cuuint32_t box[4] = {64, 16, 1, 1};
-    const cuuint32_t elem[4] = {1, 1, 1, 1};
-    tma_strides(&p->o_stride, p->head_dim, p->seqlen_q, p->h_q, p->batch, strides);
-    for (int k = 0; k < 3; k++) {
-        strides[k] *= 2; /* elements -> bytes */
-        if (strides[k] == 0 || strides[k] % 16 != 0 || strides[k] >= ((cuuint64_t)1 << 40))
-            return 0;
-    }
-    const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, p->o, dims, strides, box,
-                              elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                              CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    return r == CUDA_SUCCESS;
+    cuuint64_t bytes[3];
+    return encode_map(encode, map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, p->o, &p->o_stride,
+                      p->head_dim, p->seqlen_q, p->h_q, p->batch, 64, 16,
+                      CU_TENSOR_MAP_L2_PROMOTION_NONE, bytes) == CUDA_SUCCESS;
 }
 
 /* V^T [batch][h_kv][D][SKP] as a 4-D map (keys, D rows, heads, batch) of a packed array. */
