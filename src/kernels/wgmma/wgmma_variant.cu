@@ -31,10 +31,11 @@ WGMMA_DECLARE(hd128_n224)
 /* hd64_m128 also runs causal problems of at most CAUSAL_MAX_SK keys, where 192-row tiles compute
  * many masked or empty rows (at 512 keys 1.35x what 128-row tiles do). H100, time ratio against
  * the instance that ran them before (docs/PERF.md w31): 256 keys 1.36, 512 1.39, 1024 1.10
- * (against hd64_n160), 2048 1.00. Without the mask it is slower at 512 and 1024 keys (0.93)
- * and faster at 256 (1.21): that gain comes from seqlen_q (256 rows are 2 tiles of 128 or of
+ * (against hd64_n160), 2048 1.00. Without the mask it is slower at 512 and 1024 keys (0.93,
+ * 0.92) and faster at 256 (1.20): that gain comes from seqlen_q (256 rows are 2 tiles of 128 or of
  * 192), which these ranges of seqlen_k do not describe, so MAX_SK stays 0 (A/B builds may set
- * it). CAUSAL_MAX_SK 0: never. */
+ * it). CAUSAL_MAX_SK 0: never; an A/B build that raises it above 1024 takes keys from hd64_n160
+ * (the first instance that fits wins). */
 #ifndef WGMMA_HD64_M128_MAX_SK
 #define WGMMA_HD64_M128_MAX_SK 0
 #endif
@@ -52,7 +53,7 @@ WGMMA_DECLARE(hd128_n224)
 #endif
 /* hd128_n224 runs problems of at least MIN_SK keys, CAUSAL_MIN_SK if causal. H100, time ratio
  * against the 192-key tiles (docs/PERF.md w7, w31): 2k 0.97 (causal 0.96), 4k 1.016 (causal
- * 1.001), 8k 1.019 (causal 1.021), 16k 1.020 (causal 1.019). A minimum above INT32_MAX - 256:
+ * 1.001), 8k 1.019 (causal 1.022), 16k 1.017 (causal 1.021). A minimum above INT32_MAX - 256:
  * never (A/B builds). */
 #ifndef WGMMA_HD128_N224_MIN_SK
 #define WGMMA_HD128_N224_MIN_SK 4096
