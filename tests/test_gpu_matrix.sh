@@ -99,9 +99,9 @@ fi
 # and so do causal ones of at most 1024 keys; the others the 192-row one, with 160-key tiles if
 # causal with 1025 to 4096 keys (wgmma_hd64_n160.cu): on an H100 (132 SMs) the first above are
 # all but (1,8,2,4097,64,64), which with the problems here runs the second without the mask and
-# the first (64 keys) with it. In the causal run
-# below, (2,16,4,1000,...) runs the first on 256 tiles, and the two of 1100 keys run the third,
-# (4,16,1,...) from the workspace (96 repeats) and (2,16,16,...) transposing V.
+# the first (64 keys) with it. In the causal run below, (2,16,4,1000,...) runs the first on 256
+# tiles, and the two of 1100 keys run the third, (4,16,1,...) from the workspace (96 repeats) and
+# (2,16,16,...) transposing V.
 # hd128 problems of at least 4096 keys, 8192 if causal, run 224-key tiles (wgmma_hd128_n224.cu):
 # above, (1,2,2,4097,4097,128) from the workspace (33 repeats) and (1,8,8,64,4097,128) transposing
 # V, both without the mask; below, (1,32,1,150,8200,128) in both runs, from the workspace (64

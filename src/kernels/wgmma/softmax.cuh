@@ -193,10 +193,7 @@ __device__ __forceinline__ void softmax_pack_spec(float (&s)[N], float (&m)[2], 
     }
     /* pack_p in each branch: one call after the branch made ptxas spill 20-36 bytes at hd128 */
     if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
-#pragma unroll
-        for (int i = 0; i < N / 4; i++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) s[4 * i + e] *= alpha[e >> 1];
+        rescale_o(s, alpha); /* P rows, in the same accumulator layout as O's */
         pack_p(s, pa);
     } else {
         pack_p(s, pa);

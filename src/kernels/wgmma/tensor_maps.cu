@@ -118,8 +118,8 @@ static fp8attn_status_t make_map(encode_tiled_fn encode, CUtensorMap *map, const
                    box_cols, box_rows, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, bytes);
     if (r != CUDA_SUCCESS)
         return fp8attn_fail(FP8ATTN_ERR_CUDA,
-                            "wgmma: cuTensorMapEncodeTiled(params->%s) failed (CUresult %d): dims "
-                            "(%d, %d, %d, %d), byte strides (%llu, %llu, %llu)",
+                            "wgmma: the TMA map of params->%s cannot be encoded (CUresult %d): "
+                            "dims (%d, %d, %d, %d), byte strides (%llu, %llu, %llu)",
                             name, (int)r, d, tokens, heads, batch, (unsigned long long)bytes[0],
                             (unsigned long long)bytes[1], (unsigned long long)bytes[2]);
     return FP8ATTN_OK;
