@@ -15,6 +15,12 @@
 #define WGMMA_EPI_TMA 0
 #endif
 
+/* WGMMA_CROSS 1 (default): two Q buffers where they fit (Q_STAGES below), and with them the
+ * consumers' cross-tile overlap (mainloop.cuh); 0: one Q buffer (A/B builds). */
+#ifndef WGMMA_CROSS
+#define WGMMA_CROSS 1
+#endif
+
 /* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (the TMA loads and the V
  * transpose, split as LOADER says), the others are consumers of 64 query rows each
  * (BM = 64 x CONSUMERS).
@@ -29,9 +35,11 @@
  *   VT_GLOBAL  the configuration of a "_vt" kernel: V^T comes from the workspace by TMA (no V
  *              ring in shared memory, no transposer; LOADER is ignored)
  *   EPI_TMA    O goes out through shared memory and a TMA store (epilogue.cuh), if the O tile
- *              fits beside the rest; else (and by default) 16-byte stores from registers */
+ *              fits beside the rest; else (and by default) 16-byte stores from registers
+ *   CROSS      two Q stages if they fit (Q_STAGES below), so the cross-tile overlap
+ *              (mainloop.cuh) may run; false where it makes the consumers spill */
 template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
-          bool VT_GLOBAL_ = false, bool EPI_TMA_ = false>
+          bool VT_GLOBAL_ = false, bool EPI_TMA_ = false, bool CROSS_ = true>
 struct wg_config {
     static constexpr bool VT_GLOBAL = VT_GLOBAL_;
     static constexpr int D = D_;
@@ -61,24 +69,35 @@ struct wg_config {
 
     static constexpr int Q_BYTES = BM * D;
     static constexpr int KV_BYTES = BN * D; /* one K, V or V^T tile */
+    static constexpr int RINGS_BYTES = (VT_GLOBAL ? 2 : 3) * STAGES * KV_BYTES; /* K, V, V^T */
+    static constexpr int O_BYTES = BM * D * 2; /* O staged for a TMA store (below) */
+    static constexpr int SMEM_MAX = 227 * 1024; /* per block */
+
+    /* Q_STAGES: Q buffers. 2 (WGMMA_CROSS and CROSS, default) where shared memory has room beside the
+     * rings and the O staging the configuration asks for: the next query tile's Q then lands
+     * while the current tile runs, and the consumers issue its first S = Q.K^T under the current
+     * tile's epilogue (mainloop.cuh). 1: the next Q is loaded once the current one is done. */
+    static constexpr int Q_STAGES =
+        WGMMA_CROSS && CROSS_ && 2 * Q_BYTES + RINGS_BYTES + ((EPI_TMA_ || WGMMA_EPI_TMA) ? O_BYTES : 0) +
+                               8 * (4 + 6 * STAGES) + 1024 <= SMEM_MAX ? 2 : 1;
 
     /* shared memory, every tile 1024-byte aligned (the 128-byte swizzle's period) */
     static constexpr int OFF_Q = 0;
-    static constexpr int OFF_K = OFF_Q + Q_BYTES;
+    static constexpr int OFF_K = OFF_Q + Q_STAGES * Q_BYTES;
     static constexpr int OFF_V = OFF_K + STAGES * KV_BYTES;                   /* unused if VT_GLOBAL */
     static constexpr int OFF_VT = OFF_V + (VT_GLOBAL ? 0 : STAGES * KV_BYTES);
     static constexpr int OFF_O = OFF_VT + STAGES * KV_BYTES;
+    /* barriers: q_full(0), then per stage k_full, k_empty, v_full, v_empty, vt_full, vt_empty,
+     * then q_empty(0), then with two Q stages q_full(1), q_empty(1) */
+    static constexpr int N_BARS = 2 * Q_STAGES + 6 * STAGES;
     /* O staged for the TMA store: [BM / 16 warps][D / 64 column blocks][16 rows][128 bytes],
-     * 128-byte swizzle, if it fits beside everything else (227 KB per block) */
-    static constexpr int O_BYTES = BM * D * 2;
+     * 128-byte swizzle, if it fits beside everything else */
     static constexpr bool O_SMEM =
-        (EPI_TMA_ || WGMMA_EPI_TMA) && OFF_O + O_BYTES + 8 * (2 + 6 * STAGES) + 1024 <= 227 * 1024;
+        (EPI_TMA_ || WGMMA_EPI_TMA) && OFF_O + O_BYTES + 8 * N_BARS + 1024 <= SMEM_MAX;
     static constexpr int OFF_BAR = OFF_O + (O_SMEM ? O_BYTES : 0);
-    /* barriers: q_full, then per stage k_full, k_empty, v_full, v_empty, vt_full, vt_empty,
-     * then q_empty */
-    static constexpr int N_BARS = 2 + 6 * STAGES;
     static constexpr int SMEM_USED = OFF_BAR + 8 * N_BARS;
     static constexpr int SMEM_BYTES = SMEM_USED + 1024; /* slack to align the dynamic base */
+    static_assert(SMEM_BYTES <= SMEM_MAX, "shared memory of one block");
 
     static_assert(D == 64 || D == 128 || D == 256, "head dim");
     static_assert(BN % 32 == 0 && BN <= 256, "BN: a multiple of 32 (one P.V k-step), at most 256");

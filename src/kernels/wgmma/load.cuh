@@ -4,8 +4,9 @@
  * the loads between tiles (hd256: 64 transpose units per tile).
  * The block walks its query tiles in the scheduler's order (scheduler.cuh); the ring runs on
  * across them, indexed by g, the key tiles loaded so far in this block:
- *   Q        per query tile, [BM][D], signalled on q_full; the next query tile's Q is loaded
- *            once q_empty says the consumers' last S = Q.K^T of the current one is done
+ *   Q        per query tile, [BM][D], into stage qi % Q_STAGES (qi: query tiles with keys so
+ *            far), signalled on q_full; a stage is reused once q_empty says the consumers' last
+ *            S = Q.K^T of the tile that held it is done
  *   K_j, V_j key tile j of the query tile into stage g % STAGES, signalled on k_full / v_full; a
  *            stage is reused once k_empty (the consumers' S = Q.K^T of the tile that held it is
  *            done) and v_empty (the transposer has read its V) say so.
@@ -27,14 +28,15 @@ struct wg_smem {
     __device__ __forceinline__ uint32_t k_tile(int s) const { return k + s * C::KV_BYTES; }
     __device__ __forceinline__ uint32_t v_tile(int s) const { return v + s * C::KV_BYTES; }
     __device__ __forceinline__ uint32_t vt_tile(int s) const { return vt + s * C::KV_BYTES; }
-    __device__ __forceinline__ uint32_t q_full() const { return bar; }
+    __device__ __forceinline__ uint32_t q_tile(int i) const { return q + i * C::Q_BYTES; }
+    __device__ __forceinline__ uint32_t q_full(int i) const { return bar + 8 * (i * (2 + 6 * C::STAGES)); }
     __device__ __forceinline__ uint32_t k_full(int s) const { return bar + 8 * (1 + 6 * s); }
     __device__ __forceinline__ uint32_t k_empty(int s) const { return bar + 8 * (2 + 6 * s); }
     __device__ __forceinline__ uint32_t v_full(int s) const { return bar + 8 * (3 + 6 * s); }
     __device__ __forceinline__ uint32_t v_empty(int s) const { return bar + 8 * (4 + 6 * s); }
     __device__ __forceinline__ uint32_t vt_full(int s) const { return bar + 8 * (5 + 6 * s); }
     __device__ __forceinline__ uint32_t vt_empty(int s) const { return bar + 8 * (6 + 6 * s); }
-    __device__ __forceinline__ uint32_t q_empty() const { return bar + 8 * (1 + 6 * C::STAGES); }
+    __device__ __forceinline__ uint32_t q_empty(int i) const { return bar + 8 * (1 + 6 * C::STAGES + 2 * i); }
 };
 
 /* Arrival counts: TMA barriers get one arrive (with the byte count) per phase; the consumers
@@ -44,8 +46,10 @@ struct wg_smem {
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void init_barriers(const wg_smem<C> &sm)
 {
-    mbar_init(sm.q_full(), 1);
-    mbar_init(sm.q_empty(), 4 * C::CONSUMERS);
+    for (int i = 0; i < C::Q_STAGES; i++) {
+        mbar_init(sm.q_full(i), 1);
+        mbar_init(sm.q_empty(i), 4 * C::CONSUMERS);
+    }
     for (int s = 0; s < C::STAGES; s++) {
         mbar_init(sm.k_full(s), 1);
         mbar_init(sm.k_empty(s), 4 * C::CONSUMERS);
@@ -70,7 +74,8 @@ __device__ __forceinline__ void tma_tile(uint32_t dst, const CUtensorMap *map, u
 /* Phase parity of the use of ring stage g % STAGES by the block's g-th key tile: mbarrier waits
  * on a "full" barrier use it, waits on an "empty" barrier for that use its complement (a fresh
  * barrier counts its phase before 0 as complete, so the first STAGES waits return at once). Q's
- * two barriers work the same way with one stage: the parity of qi, the query tiles so far. */
+ * barriers work the same way with Q_STAGES stages, indexed by qi, the query tiles so far
+ * (q_stage, q_phase). */
 template <class C>
 __device__ __forceinline__ uint32_t ring_phase(int g)
 {
@@ -85,12 +90,25 @@ __device__ __forceinline__ int ring_stage(int g)
     return (int)((uint32_t)g % C::STAGES);
 }
 
-/* Q (thread 0). */
 template <class C>
-__device__ __forceinline__ void load_q(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t)
+__device__ __forceinline__ int q_stage(int qi)
 {
-    mbar_arrive_expect_tx(sm.q_full(), C::Q_BYTES);
-    tma_tile<C, C::BM>(sm.q, &p.tm_q, sm.q_full(), t.q0, t.hq, t.b);
+    return (int)((uint32_t)qi % C::Q_STAGES);
+}
+template <class C>
+__device__ __forceinline__ uint32_t q_phase(int qi)
+{
+    return (uint32_t)qi / C::Q_STAGES & 1;
+}
+
+/* Q of the block's qi-th query tile with keys (thread 0). */
+template <class C>
+__device__ __forceinline__ void load_q(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
+                                       int qi)
+{
+    const int i = q_stage<C>(qi);
+    mbar_arrive_expect_tx(sm.q_full(i), C::Q_BYTES);
+    tma_tile<C, C::BM>(sm.q_tile(i), &p.tm_q, sm.q_full(i), t.q0, t.hq, t.b);
 }
 
 /* Loads of key tile j of query tile t, the block's g-th, into stage g % STAGES (thread 0). */
@@ -165,22 +183,23 @@ __device__ __forceinline__ void wait_stage_free(const wg_smem<C> &sm, int g)
     if (!PRE_VT) mbar_wait(sm.v_empty(ring_stage<C>(g)), ring_phase<C>(g) ^ 1);
 }
 
-/* Q of the block's qi-th query tile with keys, once the consumers are done with the last one. */
+/* Q of the block's qi-th query tile with keys, once the consumers are done with the one that
+ * held its stage (query tile qi - Q_STAGES). */
 template <class C>
 __device__ __forceinline__ void load_q_next(const wgmma_params &p, const wg_smem<C> &sm,
                                             const wg_tile &t, int qi)
 {
-    if (qi > 0) mbar_wait(sm.q_empty(), (uint32_t)(qi - 1) & 1);
-    load_q<C>(p, sm, t);
+    if (qi >= C::Q_STAGES) mbar_wait(sm.q_empty(q_stage<C>(qi)), q_phase<C>(qi) ^ 1);
+    load_q<C>(p, sm, t, qi);
 }
 
 /* The producer warpgroup's loop over the block's query tiles (g: key tiles so far, qi: query
  * tiles with keys so far; a tile with none loads nothing).
- * PRE_VT: thread 0 loads all: K_0, then Q, then K_{j+1} before V^T_j (K_j once S = Q.K^T of the
- * stage's last tile is done, V^T_j once its P.V is).
- * C::LOADER_WARP: warp 0's thread 0 issues K_0 and V_0, Q, then every key tile as soon as its
- * stage is free (k_empty: the consumers are done with the K it held; v_empty: the transposers
- * with its V); warps 1-3 transpose.
+ * PRE_VT: thread 0 loads all: K_0 and Q (Q first with two Q stages), then K_{j+1} before V^T_j
+ * (K_j once S = Q.K^T of the stage's last tile is done, V^T_j once its P.V is).
+ * C::LOADER_WARP: warp 0's thread 0 issues K_0 and V_0 and Q (in the same order), then every key
+ * tile as soon as its stage is free (k_empty: the consumers are done with the K it held;
+ * v_empty: the transposers with its V); warps 1-3 transpose.
  * Otherwise: thread 0 issues Q and the first STAGES key tiles of each query tile; all four warps
  * transpose, and after key tile j thread 0 refills its stage with key tile j + STAGES. */
 template <class C, bool PRE_VT>
@@ -194,9 +213,12 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 const wg_tile t = unit_tile<C>(p, s.u, s.k);
                 const int n = t.n_kt;
                 if (n == 0) continue;
+                /* with two Q stages Q's stage is free long before K_0's: Q first */
+                if (C::Q_STAGES > 1) load_q_next<C>(p, sm, t, qi);
                 wait_stage_free<C, PRE_VT>(sm, g);
                 load_key_tile<C, PRE_VT>(p, sm, t, 0, g);
-                load_q_next<C>(p, sm, t, qi++);
+                if (C::Q_STAGES == 1) load_q_next<C>(p, sm, t, qi);
+                qi++;
                 for (int j = 0; j < n; j++) {
                     if (j + 1 < n) {
                         wait_stage_free<C, PRE_VT>(sm, g + j + 1);

@@ -6,6 +6,11 @@
  * puts tile j's softmax between the two waits; ptxas hoists the second wait into the row-max code
  * (FA3's SASS does the same), so in practice the gain is the two batches issued together (+7.5 %
  * at hd128, docs/PERF.md w0). The softmax overlaps the other consumer's GEMMs.
+ * CROSS (OVERLAP with two Q stages; not with PINGPONG or SPEC_EXP): consume_cross runs one loop
+ * over all the block's key tiles, across its query tiles. At a query tile's last key tile the
+ * batch issued with its P.V is the next query tile's S = Q'.K_0^T, whose softmax then runs under
+ * that P.V; the epilogue follows. The boundary costs one epilogue instead of an epilogue, a lone
+ * S and a softmax that nothing overlaps.
  * PINGPONG (inter-warpgroup, needs OVERLAP; off by default, measured slower): the two consumers
  * take turns issuing their batches, ordered by two named barriers (FA3's scheme). */
 #ifndef FP8ATTN_WGMMA_MAINLOOP_CUH
@@ -86,10 +91,12 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
      * (scale_d 0) then has no input value, so ptxas does not see the previous tile's softmax
      * defining the accumulator of the next wgmma (which made it wait for every batch first). */
     const int n = t.n_kt;
+    const int qs = q_stage<C>(qi);
+    const uint32_t q = sm.q_tile(qs);
 
     trace_tile(c, wtid, qi, 0);
     if (n > 0) {
-        mbar_wait(sm.q_full(), (uint32_t)qi & 1);
+        mbar_wait(sm.q_full(qs), q_phase<C>(qi));
         trace_tile(c, wtid, qi, 1);
         if (!OVERLAP) {
             for (int j = 0; j < n; j++) {
@@ -100,13 +107,13 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 float s[C::BN / 2];
                 trace_stamp(c, wtid, g + j, 1);
                 wgmma_fence();
-                issue_qk<C>(s, sm.q, sm.k_tile(st), c);
+                issue_qk<C>(s, q, sm.k_tile(st), c);
                 wgmma_commit();
                 wgmma_wait<0>();
                 reg_fence(s);
                 trace_stamp(c, wtid, g + j, 2);
                 release(sm.k_empty(st), lane);
-                if (j == n - 1) release(sm.q_empty(), lane); /* the producer may load the next Q */
+                if (j == n - 1) release(sm.q_empty(qs), lane); /* the producer may reuse Q's stage */
                 mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
                 softmax_tile(s, m, l, sl2, alpha);
                 rescale_o(o, alpha);
@@ -132,13 +139,13 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
             float s0[C::BN / 2];
             turn_wait<PINGPONG>(c);
             wgmma_fence();
-            issue_qk<C>(s0, sm.q, sm.k_tile(s0t), c);
+            issue_qk<C>(s0, q, sm.k_tile(s0t), c);
             wgmma_commit();
             turn_pass<PINGPONG>(c);
             wgmma_wait<0>();
             reg_fence(s0);
             release(sm.k_empty(s0t), lane);
-            if (n == 1) release(sm.q_empty(), lane);
+            if (n == 1) release(sm.q_empty(qs), lane);
             mask_tile<C>(s0, 0, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
             softmax_tile(s0, m, l, sl2, alpha);
             pack_p(s0, pa);
@@ -156,7 +163,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 turn_wait<PINGPONG>(c);
                 trace_stamp(c, wtid, g + j, 1);
                 wgmma_fence();
-                issue_qk<C>(s, sm.q, sm.k_tile(st), c);
+                issue_qk<C>(s, q, sm.k_tile(st), c);
                 wgmma_commit();
                 issue_pv<C>(o, pa, sm.vt_tile(sp));
                 wgmma_commit();
@@ -166,7 +173,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 reg_fence(s);
                 trace_stamp(c, wtid, g + j, 3);
                 release(sm.k_empty(st), lane);
-                if (j == n - 1) release(sm.q_empty(), lane);
+                if (j == n - 1) release(sm.q_empty(qs), lane);
                 /* EARLY_TEST: look at the next tile's stages now, so the barrier round trip runs
                  * under the softmax instead of before the next issue */
                 if (EARLY_TEST) /* past the last tile the result is never read */
@@ -225,11 +232,198 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
     trace_tile(c, wtid, qi, 3);
 }
 
+/* softmax_scale * q_descale * k_descale * log2(e) for tile t's head. */
+__device__ __forceinline__ float tile_scale_log2(const wgmma_params &p, const wg_tile &t)
+{
+    return p.scale_log2 * load_descale(p.q_descale, t.b, t.hq) * load_descale(p.k_descale, t.b, t.hk);
+}
+
+/* CROSS: the block's next tile with keys into t (false: none left); the tiles with none on the
+ * way get O = 0, LSE = -inf. */
+template <class C>
+__device__ __forceinline__ bool next_with_keys(const wgmma_params &p, wg_sched &s, wg_tile &t,
+                                               uint32_t o_smem, int c, int wtid)
+{
+    const int w = wtid >> 5, lane = wtid & 31;
+    while (s.u < p.n_units) {
+        t = unit_tile<C>(p, s.u, s.k);
+        sched_next(p, s);
+        if (t.n_kt > 0) return true;
+        float o[C::D / 2];
+#pragma unroll
+        for (int i = 0; i < C::D / 2; i++) o[i] = 0.0f;
+        const float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+        const int row_w = t.q0 + 64 * c + 16 * w;
+        write_output<C>(p, o_smem, o, m, l, t.b, t.hq, t.hk, row_w, row_w + (lane >> 2), lane,
+                        lane & 3);
+        __syncwarp(); /* see consume_cross */
+    }
+    return false;
+}
+
+/* CROSS (see the top): consumer warpgroup c's loop over the block's query tiles, each a loop over
+ * its key tiles that is consume_tile's, then one boundary turn. g0 is the block's index of t's
+ * key tile 0 (ring stage and phase), qi t's among the query tiles with keys (Q's stage and
+ * phase). */
+template <class C, bool SKIP_RESCALE>
+__device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_smem<C> &sm, int c,
+                                              int wtid)
+{
+    const int w = wtid >> 5, lane = wtid & 31, tq = lane & 3;
+    const int row_q = 64 * c + 16 * w + (lane >> 2); /* this lane's first row in a tile */
+    const uint32_t o_smem = sm.o + (uint32_t)((4 * c + w) * 16 * C::D * 2);
+    wg_sched sch = sched_begin(p);
+    wg_tile t;
+    if (next_with_keys<C>(p, sch, t, o_smem, c, wtid)) {
+        float o[C::D / 2];
+#pragma unroll
+        for (int i = 0; i < C::D / 2; i++) o[i] = 0.0f;
+        float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
+        uint32_t pa[C::BN / 32][4]; /* P as E4M3 A fragments */
+        float sl2 = tile_scale_log2(p, t);
+        int g0 = 0, qi = 0;
+        { /* key tile 0 of the first tile: S only */
+            trace_tile(c, wtid, 0, 0);
+            mbar_wait(sm.q_full(0), q_phase<C>(0));
+            trace_tile(c, wtid, 0, 1);
+            mbar_wait(sm.k_full(0), ring_phase<C>(0));
+            float s0[C::BN / 2];
+            wgmma_fence();
+            issue_qk<C>(s0, sm.q_tile(0), sm.k_tile(0), c);
+            wgmma_commit();
+            wgmma_wait<0>();
+            reg_fence(s0);
+            release(sm.k_empty(0), lane);
+            if (t.n_kt == 1) release(sm.q_empty(0), lane);
+            mask_tile<C>(s0, 0, t.q0 + 64 * c, t.q0 + row_q, tq, p.seqlen_k, p.causal, t.diag);
+            softmax_tile(s0, m, l, sl2, alpha);
+            pack_p(s0, pa);
+        }
+        uint32_t ready = 0; /* the next turn's two stages were seen full during this one */
+        for (;;) {
+            const int n = t.n_kt, qs = q_stage<C>(qi);
+            const uint32_t q = sm.q_tile(qs);
+            const int row_lo = t.q0 + 64 * c, row_g = t.q0 + row_q;
+            for (int j = 1; j < n; j++) { /* as consume_tile's overlapped loop */
+                const int gj = g0 + j;
+                const int st = ring_stage<C>(gj), sp = ring_stage<C>(gj - 1);
+                const uint32_t ph = ring_phase<C>(gj), pp = ring_phase<C>(gj - 1);
+                trace_stamp(c, wtid, gj, 0);
+                if (!ready) {
+                    mbar_wait(sm.k_full(st), ph);
+                    mbar_wait(sm.vt_full(sp), pp);
+                }
+                float s[C::BN / 2];
+                trace_stamp(c, wtid, gj, 1);
+                wgmma_fence();
+                issue_qk<C>(s, q, sm.k_tile(st), c);
+                wgmma_commit();
+                issue_pv<C>(o, pa, sm.vt_tile(sp));
+                wgmma_commit();
+                trace_stamp(c, wtid, gj, 2);
+                wgmma_wait<1>();
+                reg_fence(s);
+                trace_stamp(c, wtid, gj, 3);
+                release(sm.k_empty(st), lane);
+                if (j == n - 1) release(sm.q_empty(qs), lane);
+                if (EARLY_TEST) /* at j = n - 1: the stages of the boundary turn below */
+                    ready = mbar_test(sm.k_full(ring_stage<C>(gj + 1)), ring_phase<C>(gj + 1)) &
+                            mbar_test(sm.vt_full(st), ph);
+                mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
+                softmax_tile(s, m, l, sl2, alpha);
+                reg_fence(s);
+                reg_fence(l);
+                trace_stamp(c, wtid, gj, 4);
+                wgmma_wait<0>();
+                reg_fence(o);
+                reg_fence(pa);
+                release(sm.vt_empty(sp), lane);
+                rescale_o_if_moved<SKIP_RESCALE>(o, alpha);
+                pack_p(s, pa);
+                if (WGMMA_TRACE) reg_fence(pa);
+                trace_stamp(c, wtid, gj, 5);
+            }
+            /* the boundary turn: t's last P.V with key tile 0 of the next tile nt, whose softmax
+             * runs under that P.V; then t's epilogue */
+            wg_tile nt;
+            if (!next_with_keys<C>(p, sch, nt, o_smem, c, wtid)) break;
+            const int gl = g0 + n - 1, gn = g0 + n, qn = qi + 1, qsn = q_stage<C>(qn);
+            const int st = ring_stage<C>(gn), sp = ring_stage<C>(gl);
+            if (!ready) {
+                mbar_wait(sm.k_full(st), ring_phase<C>(gn));
+                mbar_wait(sm.vt_full(sp), ring_phase<C>(gl));
+            }
+            mbar_wait(sm.q_full(qsn), q_phase<C>(qn));
+            float s[C::BN / 2];
+            wgmma_fence();
+            issue_qk<C>(s, sm.q_tile(qsn), sm.k_tile(st), c);
+            wgmma_commit();
+            issue_pv<C>(o, pa, sm.vt_tile(sp));
+            wgmma_commit();
+            wgmma_wait<1>();
+            reg_fence(s);
+            release(sm.k_empty(st), lane);
+            if (nt.n_kt == 1) release(sm.q_empty(qsn), lane);
+            if (EARLY_TEST)
+                ready = mbar_test(sm.k_full(ring_stage<C>(gn + 1)), ring_phase<C>(gn + 1)) &
+                        mbar_test(sm.vt_full(st), ring_phase<C>(gn));
+            mask_tile<C>(s, 0, nt.q0 + 64 * c, nt.q0 + row_q, tq, p.seqlen_k, p.causal, nt.diag);
+            float mn[2] = {-INFINITY, -INFINITY}, ln[2] = {0.0f, 0.0f};
+            const float sl2n = tile_scale_log2(p, nt);
+            softmax_tile(s, mn, ln, sl2n, alpha);
+            reg_fence(s);
+            reg_fence(ln);
+            wgmma_wait<0>();
+            reg_fence(o);
+            reg_fence(pa);
+            release(sm.vt_empty(sp), lane);
+            pack_p(s, pa);
+            trace_tile(c, wtid, qi, 2);
+            write_output<C>(p, o_smem, o, m, l, t.b, t.hq, t.hk, row_lo + 16 * w, row_g, lane, tq);
+            __syncwarp(); /* without it ptxas cannot tell that the warp is converged again, and
+                           * guards the key-tile loop's shuffles with divergence checks whose
+                           * block boundaries keep it from hoisting the loop's P.V wait (the
+                           * loop ran 11-23 % slower) */
+            trace_tile(c, wtid, qi, 3);
+#pragma unroll
+            for (int i = 0; i < C::D / 2; i++) o[i] = 0.0f;
+#pragma unroll
+            for (int r = 0; r < 2; r++) {
+                m[r] = mn[r];
+                l[r] = ln[r];
+            }
+            t = nt;
+            sl2 = sl2n;
+            g0 = gn;
+            qi = qn;
+        }
+        /* the block's last P.V */
+        const int gl = g0 + t.n_kt - 1, sl = ring_stage<C>(gl);
+        mbar_wait(sm.vt_full(sl), ring_phase<C>(gl));
+        wgmma_fence();
+        issue_pv<C>(o, pa, sm.vt_tile(sl));
+        wgmma_commit();
+        wgmma_wait<0>();
+        reg_fence(o);
+        reg_fence(pa);
+        release(sm.vt_empty(sl), lane);
+        trace_tile(c, wtid, qi, 2);
+        write_output<C>(p, o_smem, o, m, l, t.b, t.hq, t.hk, t.q0 + 64 * c + 16 * w, t.q0 + row_q,
+                        lane, tq);
+        trace_tile(c, wtid, qi, 3);
+    }
+    if (C::O_SMEM && lane == 0) bulk_wait_all(); /* the last tile's O stores are complete */
+}
+
 /* The consumer warpgroup c's loop over the block's query tiles (scheduler.cuh), in the order the
  * producer loads them. */
 template <class C, bool OVERLAP, bool PINGPONG, bool SKIP_RESCALE>
 __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> &sm, int c, int wtid)
 {
+    if (OVERLAP && !PINGPONG && C::Q_STAGES == 2 && !spec_exp<C>()) { /* CROSS */
+        consume_cross<C, SKIP_RESCALE>(p, sm, c, wtid);
+        return;
+    }
     int g = 0, qi = 0; /* key tiles and query tiles with keys so far */
     for (wg_sched s = sched_begin(p); s.u < p.n_units; sched_next(p, s)) {
         const wg_tile t = unit_tile<C>(p, s.u, s.k);

@@ -36,8 +36,11 @@ typedef wg_config<256, WGMMA_HD256_BN, WGMMA_HD256_STAGES, WGMMA_HD256_CONSUMERS
 #define WGMMA_HD256_VT_PREGS 24 /* its producer is one thread issuing loads: 24 registers leave the
                                  * consumers 240, which the overlap needs (40: spills) */
 #endif
+#ifndef WGMMA_HD256_VT_CROSS
+#define WGMMA_HD256_VT_CROSS 0 /* the cross-tile overlap: the consumers spill 8 bytes with it */
+#endif
 typedef wg_config<256, WGMMA_HD256_VT_BN, WGMMA_HD256_VT_STAGES, WGMMA_HD256_CONSUMERS,
-                  WGMMA_HD256_VT_PREGS, 1, true>
+                  WGMMA_HD256_VT_PREGS, 1, true, false, WGMMA_HD256_VT_CROSS>
     wg_cfg_hd256_vt;
 #ifndef WGMMA_HD256_OVERLAP
 #define WGMMA_HD256_OVERLAP 0 /* S, P and O together need more than 232 registers (spills), and
