@@ -18,8 +18,12 @@
 #ifndef WGMMA_HD64_LOADER
 #define WGMMA_HD64_LOADER 1 /* 1: a warp only for the TMA loads, 3 transpose (same speed either way) */
 #endif
+#ifndef WGMMA_HD64_CROSS
+#define WGMMA_HD64_CROSS 0 /* the cross-tile overlap: 2.6-4.6 % slower side by side at 2k-16k keys,
+                            * both kernels (docs/PERF.md w33) */
+#endif
 typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WGMMA_HD64_PREGS,
-                  WGMMA_HD64_LOADER>
+                  WGMMA_HD64_LOADER, false, false, WGMMA_HD64_CROSS>
     wg_cfg_hd64;
 /* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
 #ifndef WGMMA_HD64_VT_BN
@@ -32,7 +36,7 @@ typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WG
 #define WGMMA_HD64_VT_PREGS WGMMA_HD64_PREGS
 #endif
 typedef wg_config<64, WGMMA_HD64_VT_BN, WGMMA_HD64_VT_STAGES, WGMMA_HD64_CONSUMERS,
-                  WGMMA_HD64_VT_PREGS, 1, true>
+                  WGMMA_HD64_VT_PREGS, 1, true, false, WGMMA_HD64_CROSS>
     wg_cfg_hd64_vt;
 #ifndef WGMMA_HD64_OVERLAP
 #define WGMMA_HD64_OVERLAP 1 /* next tile's S = Q.K^T issued with this tile's P.V */
