@@ -36,8 +36,12 @@ typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS
                                   * (8,16,2048,128); every other kernel measured 1-8 % slower
                                   * with it (PERF w21) */
 #endif
+#ifndef WGMMA_HD128_VT_CROSS
+#define WGMMA_HD128_VT_CROSS 0 /* the cross-tile overlap: 0.2-0.6 % slower side by side at
+                                * (8,16,2048,128), the only problem measured (docs/PERF.md w33) */
+#endif
 typedef wg_config<128, WGMMA_HD128_VT_BN, WGMMA_HD128_VT_STAGES, WGMMA_HD128_CONSUMERS,
-                  WGMMA_HD128_VT_PREGS, 1, true, WGMMA_HD128_VT_EPI_TMA>
+                  WGMMA_HD128_VT_PREGS, 1, true, WGMMA_HD128_VT_EPI_TMA, WGMMA_HD128_VT_CROSS>
     wg_cfg_hd128_vt;
 #ifndef WGMMA_HD128_OVERLAP
 #define WGMMA_HD128_OVERLAP 1 /* next tile's S = Q.K^T issued with this tile's P.V */
