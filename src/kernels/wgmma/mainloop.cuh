@@ -69,7 +69,7 @@ __device__ __forceinline__ constexpr bool spec_exp()
 }
 
 /* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
- * qi-th (parity of q_full). */
+ * qi-th (its stage and phase: q_stage, q_phase). */
 template <class C, bool OVERLAP, bool PINGPONG, bool SKIP_RESCALE>
 __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_smem<C> &sm,
                                              const wg_tile &t, int c, int wtid, int g, int qi)
