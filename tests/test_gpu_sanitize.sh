@@ -18,7 +18,7 @@ shapes_m128=(--shape 1,4,2,33,77,64 --shape 1,2,1,200,333,128 --shape 2,2,2,1,17
 shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,130,400,256 --shape 2,2,2,1,17,64
               --shape 1,8,1,512,700,128 --shape 1,16,1,400,333,64 --shape 1,8,1,512,300,256
               --shape 1,72,8,200,300,64 --shape 1,136,8,200,300,128 --shape 1,32,1,64,4100,128
-              --shape 1,2,1,100,8200,128 --shape 1,136,8,400,150,128)
+              --shape 1,2,1,100,8200,128 --shape 1,136,34,400,150,128)
 # (1,8,1,512,700,128), (1,16,1,400,333,64), (1,8,1,512,300,256) and (1,136,8,200,300,128) reach 32
 # repeats, and (1,72,8,200,300,64) 18 on 144 blocks without the mask: with the tool's workspace
 # they run the V^T pass and _vt kernels (the last only non-causal). (1,72,8,...) and
@@ -26,8 +26,10 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
 # walk more than one, and the causal run of the second pairs them; the causal run of the first
 # takes the 128-row hd64 instance. (1,32,1,64,4100,128) runs hd128's 224-key tiles without the mask (32
 # repeats: from the workspace), (1,2,1,100,8200,128) both causal and not (transposing V).)
-# (1,136,8,400,150,128) causal: the first 250 rows see no key, so blocks walk query tiles with
-# keys and without, one after the other (the cross-tile overlap's next_with_keys).
+# (1,136,34,400,150,128) causal: the first 250 rows see no key, so blocks walk query tiles with
+# keys and without, one after the other; 4 query tiles x 4 query heads per kv head = 16 repeats
+# keep it on hd128's transposing kernel, which runs the cross-tile overlap (consume_cross,
+# next_with_keys).
 variants="reference-gpu mma-m64 mma-m128"
 "$bin" info | grep -qE '^  wgmma ' && variants="$variants wgmma"
 [ $# -gt 1 ] && variants="${*:2}" # by hand: only the variants named

@@ -37,7 +37,7 @@
  *   EPI_TMA    O goes out through shared memory and a TMA store (epilogue.cuh), if the O tile
  *              fits beside the rest; else (and by default) 16-byte stores from registers
  *   CROSS      two Q stages if they fit (Q_STAGES below), so the cross-tile overlap
- *              (mainloop.cuh) may run; false where it makes the consumers spill */
+ *              (mainloop.cuh) may run; false where it spills or measured slower (docs/PERF.md w33) */
 template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
           bool VT_GLOBAL_ = false, bool EPI_TMA_ = false, bool CROSS_ = true>
 struct wg_config {
@@ -73,10 +73,11 @@ struct wg_config {
     static constexpr int O_BYTES = BM * D * 2; /* O staged for a TMA store (below) */
     static constexpr int SMEM_MAX = 227 * 1024; /* per block */
 
-    /* Q_STAGES: Q buffers. 2 (WGMMA_CROSS and CROSS, default) where shared memory has room beside the
-     * rings and the O staging the configuration asks for: the next query tile's Q then lands
-     * while the current tile runs, and the consumers issue its first S = Q.K^T under the current
-     * tile's epilogue (mainloop.cuh). 1: the next Q is loaded once the current one is done. */
+    /* Q_STAGES: Q buffers. 2 (WGMMA_CROSS and CROSS, default) where shared memory has room
+     * beside the rings and the O staging the configuration asks for: the next query tile's Q
+     * then lands while the current tile runs, and the consumers issue its first S = Q.K^T with
+     * the current tile's last P.V and run its softmax under it, before the epilogue
+     * (mainloop.cuh). 1: the next Q is loaded once the current one is done. */
     static constexpr int Q_STAGES =
         WGMMA_CROSS && CROSS_ && 2 * Q_BYTES + RINGS_BYTES + ((EPI_TMA_ || WGMMA_EPI_TMA) ? O_BYTES : 0) +
                                8 * (4 + 6 * STAGES) + 1024 <= SMEM_MAX ? 2 : 1;

@@ -12,7 +12,7 @@
 #define WGMMA_HD64_N160_PREGS 32 /* producer registers after setmaxnreg; consumers get 160 */
 #endif
 /* without the cross-tile overlap: with it (8,32,2048,64) causal measured 0.4 % slower from the
- * workspace and 1.5-2.4 % slower transposing V in the peers' BSHD layout (docs/PERF.md w33) */
+ * workspace and 1.8-2.5 % slower transposing V in the peers' BSHD layout (docs/PERF.md w33) */
 typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, false, false, false> wg_cfg_hd64_n160;
 typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, true, false, false> wg_cfg_hd64_n160_vt;
 FP8ATTN_WGMMA_INSTANCE(hd64_n160, wg_cfg_hd64_n160, wg_cfg_hd64_n160_vt, 1, 1, WGMMA_PINGPONG,
