@@ -72,6 +72,9 @@ struct wg_config {
     static constexpr int RINGS_BYTES = (VT_GLOBAL ? 2 : 3) * STAGES * KV_BYTES; /* K, V, V^T */
     static constexpr int O_BYTES = BM * D * 2; /* O staged for a TMA store (below) */
     static constexpr int SMEM_MAX = 227 * 1024; /* per block */
+    /* barriers with q Q stages: q_full(0), then per stage k_full, k_empty, v_full, v_empty,
+     * vt_full, vt_empty, then q_empty(0), then with two Q stages q_full(1), q_empty(1) */
+    static constexpr int n_bars(int q) { return 2 * q + 6 * STAGES; }
 
     /* Q_STAGES: Q buffers. 2 (WGMMA_CROSS and CROSS, default) where shared memory has room
      * beside the rings and the O staging the configuration asks for: the next query tile's Q
@@ -79,8 +82,9 @@ struct wg_config {
      * the current tile's last P.V and run its softmax under it, before the epilogue
      * (mainloop.cuh). 1: the next Q is loaded once the current one is done. */
     static constexpr int Q_STAGES =
-        WGMMA_CROSS && CROSS_ && 2 * Q_BYTES + RINGS_BYTES + ((EPI_TMA_ || WGMMA_EPI_TMA) ? O_BYTES : 0) +
-                               8 * (4 + 6 * STAGES) + 1024 <= SMEM_MAX ? 2 : 1;
+        WGMMA_CROSS && CROSS_ && 2 * Q_BYTES + RINGS_BYTES +
+                                       ((EPI_TMA_ || WGMMA_EPI_TMA) ? O_BYTES : 0) + 8 * n_bars(2) +
+                                       1024 <= SMEM_MAX ? 2 : 1;
 
     /* shared memory, every tile 1024-byte aligned (the 128-byte swizzle's period) */
     static constexpr int OFF_Q = 0;
@@ -88,9 +92,7 @@ struct wg_config {
     static constexpr int OFF_V = OFF_K + STAGES * KV_BYTES;                   /* unused if VT_GLOBAL */
     static constexpr int OFF_VT = OFF_V + (VT_GLOBAL ? 0 : STAGES * KV_BYTES);
     static constexpr int OFF_O = OFF_VT + STAGES * KV_BYTES;
-    /* barriers: q_full(0), then per stage k_full, k_empty, v_full, v_empty, vt_full, vt_empty,
-     * then q_empty(0), then with two Q stages q_full(1), q_empty(1) */
-    static constexpr int N_BARS = 2 * Q_STAGES + 6 * STAGES;
+    static constexpr int N_BARS = n_bars(Q_STAGES);
     /* O staged for the TMA store: [BM / 16 warps][D / 64 column blocks][16 rows][128 bytes],
      * 128-byte swizzle, if it fits beside everything else */
     static constexpr bool O_SMEM =

@@ -68,6 +68,12 @@ __device__ __forceinline__ constexpr bool spec_exp()
     return C::D == 256 ? WGMMA_SPEC_EXP_HD256 : WGMMA_SPEC_EXP;
 }
 
+/* softmax_scale * q_descale * k_descale * log2(e) for tile t's head. */
+__device__ __forceinline__ float tile_scale_log2(const wgmma_params &p, const wg_tile &t)
+{
+    return p.scale_log2 * load_descale(p.q_descale, t.b, t.hq) * load_descale(p.k_descale, t.b, t.hk);
+}
+
 /* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
  * qi-th (its stage and phase: q_stage, q_phase). */
 template <class C, bool OVERLAP, bool PINGPONG, bool SKIP_RESCALE>
@@ -79,8 +85,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
     const int w = wtid >> 5, lane = wtid & 31, tq = lane & 3;
     const int row_lo = t.q0 + 64 * c;             /* first row of this warpgroup */
     const int row_g = row_lo + 16 * w + (lane >> 2); /* this lane's rows: row_g, row_g + 8 */
-    const float sl2 = p.scale_log2 * load_descale(p.q_descale, t.b, t.hq) *
-                      load_descale(p.k_descale, t.b, t.hk);
+    const float sl2 = tile_scale_log2(p, t);
 
     float o[C::D / 2];
 #pragma unroll
@@ -230,12 +235,6 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
     write_output<C>(p, sm.o + (uint32_t)((4 * c + w) * 16 * C::D * 2), o, m, l, t.b, t.hq, t.hk,
                     row_lo + 16 * w, row_g, lane, tq);
     trace_tile(c, wtid, qi, 3);
-}
-
-/* softmax_scale * q_descale * k_descale * log2(e) for tile t's head. */
-__device__ __forceinline__ float tile_scale_log2(const wgmma_params &p, const wg_tile &t)
-{
-    return p.scale_log2 * load_descale(p.q_descale, t.b, t.hq) * load_descale(p.k_descale, t.b, t.hk);
 }
 
 /* CROSS: the block's next tile with keys into t (false: none left); the tiles with none on the
