@@ -74,6 +74,115 @@ __device__ __forceinline__ float tile_scale_log2(const wgmma_params &p, const wg
     return p.scale_log2 * load_descale(p.q_descale, t.b, t.hq) * load_descale(p.k_descale, t.b, t.hk);
 }
 
+/* The per-lane view of one query tile that the turns below need: the warpgroup's first row,
+ * this lane's first row (row_g and row_g + 8), the causal offset and the tile's scale. */
+struct wg_rows {
+    int row_lo, row_g, diag;
+    float sl2;
+};
+
+/* OVERLAP, the first key tile of a query tile (the block's g-th of the ring): S = Q.K_0^T alone,
+ * its mask and softmax from fresh m, l; P packed into pa. n is the tile's key-tile count (the
+ * last one gives Q's stage qs back). */
+template <class C, bool PINGPONG>
+__device__ __forceinline__ void overlap_first(const wgmma_params &p, const wg_smem<C> &sm,
+                                              uint32_t q, int qs, int c, int lane, int g, int n,
+                                              const wg_rows &r, float (&m)[2], float (&l)[2],
+                                              uint32_t (&pa)[C::BN / 32][4])
+{
+    const int st = ring_stage<C>(g);
+    float alpha[2];
+    mbar_wait(sm.k_full(st), ring_phase<C>(g));
+    float s0[C::BN / 2];
+    turn_wait<PINGPONG>(c);
+    wgmma_fence();
+    issue_qk<C>(s0, q, sm.k_tile(st), c);
+    wgmma_commit();
+    turn_pass<PINGPONG>(c);
+    wgmma_wait<0>();
+    reg_fence(s0);
+    release(sm.k_empty(st), lane);
+    if (n == 1) release(sm.q_empty(qs), lane);
+    mask_tile<C>(s0, 0, r.row_lo, r.row_g, lane & 3, p.seqlen_k, p.causal, r.diag);
+    softmax_tile(s0, m, l, r.sl2, alpha);
+    pack_p(s0, pa);
+}
+
+/* OVERLAP, key tile j >= 1 of a query tile whose key tile 0 is the block's g-th: S_j = Q.K_j^T
+ * and O += P_{j-1}.V_{j-1} issued together, then tile j's mask and softmax under the P.V, O
+ * rescaled, P_j packed into pa. ready: this turn's two stages were seen full during the last
+ * one (EARLY_TEST); on return, the same for the next turn. */
+template <class C, bool PINGPONG, bool SKIP_RESCALE>
+__device__ __forceinline__ void overlap_turn(const wgmma_params &p, const wg_smem<C> &sm,
+                                             uint32_t q, int qs, int c, int wtid, int g, int j,
+                                             int n, const wg_rows &r, float (&o)[C::D / 2],
+                                             float (&m)[2], float (&l)[2],
+                                             uint32_t (&pa)[C::BN / 32][4], uint32_t &ready)
+{
+    const int lane = wtid & 31;
+    const int gj = g + j;
+    const int st = ring_stage<C>(gj), sp = ring_stage<C>(gj - 1);
+    const uint32_t ph = ring_phase<C>(gj), pp = ring_phase<C>(gj - 1);
+    float alpha[2];
+    trace_stamp(c, wtid, gj, 0);
+    if (!ready) {
+        mbar_wait(sm.k_full(st), ph);
+        mbar_wait(sm.vt_full(sp), pp);
+    }
+    float s[C::BN / 2];
+    turn_wait<PINGPONG>(c);
+    trace_stamp(c, wtid, gj, 1);
+    wgmma_fence();
+    issue_qk<C>(s, q, sm.k_tile(st), c);
+    wgmma_commit();
+    issue_pv<C>(o, pa, sm.vt_tile(sp));
+    wgmma_commit();
+    turn_pass<PINGPONG>(c);
+    trace_stamp(c, wtid, gj, 2);
+    wgmma_wait<1>(); /* S_j done; P_{j-1}.V_{j-1} may still run */
+    reg_fence(s);
+    trace_stamp(c, wtid, gj, 3);
+    release(sm.k_empty(st), lane);
+    if (j == n - 1) release(sm.q_empty(qs), lane);
+    /* EARLY_TEST: look at the next turn's stages now, so the barrier round trip runs under the
+     * softmax instead of before the next issue (at j = n - 1 those of the tile after, or of
+     * CROSS's boundary turn; past the block's last tile the result is never read) */
+    if (EARLY_TEST)
+        ready = mbar_test(sm.k_full(ring_stage<C>(gj + 1)), ring_phase<C>(gj + 1)) &
+                mbar_test(sm.vt_full(st), ph);
+    mask_tile<C>(s, j * C::BN, r.row_lo, r.row_g, lane & 3, p.seqlen_k, p.causal, r.diag);
+    if (spec_exp<C>()) {
+        /* where ptxas hoists the default path's wait to (below): P_{j-1}.V_{j-1} done, so pa is
+         * free for the new P */
+        wgmma_wait<0>();
+        reg_fence(o);
+        reg_fence(pa);
+        release(sm.vt_empty(sp), lane);
+        softmax_pack_spec(s, m, l, r.sl2, alpha, pa);
+        rescale_o_if_moved<SKIP_RESCALE>(o, alpha);
+        trace_stamp(c, wtid, gj, 4);
+        if (WGMMA_TRACE) reg_fence(pa);
+        trace_stamp(c, wtid, gj, 5);
+        return;
+    }
+    softmax_tile(s, m, l, r.sl2, alpha);
+    reg_fence(s); /* keeps the softmax ahead of the wait: it must run under P.V */
+    reg_fence(l);
+    trace_stamp(c, wtid, gj, 4);
+    wgmma_wait<0>(); /* ptxas hoists this into the row-max code (FA3's SASS shows the same); a
+                      * conditional wait would keep it here but makes ptxas serialise every wgmma
+                      * (C7514), which is slower. Kept here by a basic-block boundary it is 3-9 %
+                      * slower (PERF w8, w24): the hoisted wait keeps the two consumers out of
+                      * phase */
+    reg_fence(o);
+    reg_fence(pa);
+    release(sm.vt_empty(sp), lane);
+    rescale_o_if_moved<SKIP_RESCALE>(o, alpha);
+    pack_p(s, pa);
+    if (WGMMA_TRACE) reg_fence(pa); /* the stamp after the packing */
+    trace_stamp(c, wtid, gj, 5);
+}
+
 /* One query tile t: its key tiles are the block's g-th, g+1-th, ... of the ring, its Q the
  * qi-th (its stage and phase: q_stage, q_phase). */
 template <class C, bool OVERLAP, bool PINGPONG, bool SKIP_RESCALE>
@@ -138,85 +247,12 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
             }
         } else {
             if (PINGPONG && c == 1) turn_pass<true>(c); /* consumer 0 goes first */
-            /* tile 0: S only */
-            const int s0t = ring_stage<C>(g);
-            mbar_wait(sm.k_full(s0t), ring_phase<C>(g));
-            float s0[C::BN / 2];
-            turn_wait<PINGPONG>(c);
-            wgmma_fence();
-            issue_qk<C>(s0, q, sm.k_tile(s0t), c);
-            wgmma_commit();
-            turn_pass<PINGPONG>(c);
-            wgmma_wait<0>();
-            reg_fence(s0);
-            release(sm.k_empty(s0t), lane);
-            if (n == 1) release(sm.q_empty(qs), lane);
-            mask_tile<C>(s0, 0, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
-            softmax_tile(s0, m, l, sl2, alpha);
-            pack_p(s0, pa);
+            const wg_rows r = {row_lo, row_g, t.diag, sl2};
+            overlap_first<C, PINGPONG>(p, sm, q, qs, c, lane, g, n, r, m, l, pa);
             uint32_t ready = 0; /* this tile's two stages were seen full during the last one */
-            for (int j = 1; j < n; j++) {
-                const int st = ring_stage<C>(g + j), sp = ring_stage<C>(g + j - 1);
-                const uint32_t ph = ring_phase<C>(g + j);
-                const uint32_t pp = ring_phase<C>(g + j - 1);
-                trace_stamp(c, wtid, g + j, 0);
-                if (!ready) {
-                    mbar_wait(sm.k_full(st), ph);
-                    mbar_wait(sm.vt_full(sp), pp);
-                }
-                float s[C::BN / 2];
-                turn_wait<PINGPONG>(c);
-                trace_stamp(c, wtid, g + j, 1);
-                wgmma_fence();
-                issue_qk<C>(s, q, sm.k_tile(st), c);
-                wgmma_commit();
-                issue_pv<C>(o, pa, sm.vt_tile(sp));
-                wgmma_commit();
-                turn_pass<PINGPONG>(c);
-                trace_stamp(c, wtid, g + j, 2);
-                wgmma_wait<1>(); /* S_j done; P_{j-1}.V_{j-1} may still run */
-                reg_fence(s);
-                trace_stamp(c, wtid, g + j, 3);
-                release(sm.k_empty(st), lane);
-                if (j == n - 1) release(sm.q_empty(qs), lane);
-                /* EARLY_TEST: look at the next tile's stages now, so the barrier round trip runs
-                 * under the softmax instead of before the next issue */
-                if (EARLY_TEST) /* past the last tile the result is never read */
-                    ready = mbar_test(sm.k_full(ring_stage<C>(g + j + 1)),
-                                      ring_phase<C>(g + j + 1)) &
-                            mbar_test(sm.vt_full(st), ph);
-                mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
-                if (spec_exp<C>()) {
-                    /* where ptxas hoists the default path's wait to (below): P_{j-1}.V_{j-1}
-                     * done, so pa is free for the new P */
-                    wgmma_wait<0>();
-                    reg_fence(o);
-                    reg_fence(pa);
-                    release(sm.vt_empty(sp), lane);
-                    softmax_pack_spec(s, m, l, sl2, alpha, pa);
-                    rescale_o_if_moved<SKIP_RESCALE>(o, alpha);
-                    trace_stamp(c, wtid, g + j, 4);
-                    if (WGMMA_TRACE) reg_fence(pa);
-                    trace_stamp(c, wtid, g + j, 5);
-                    continue;
-                }
-                softmax_tile(s, m, l, sl2, alpha);
-                reg_fence(s); /* keeps the softmax ahead of the wait: it must run under P.V */
-                reg_fence(l);
-                trace_stamp(c, wtid, g + j, 4);
-                wgmma_wait<0>(); /* ptxas hoists this into the row-max code (FA3's SASS shows the
-                                  * same); a conditional wait would keep it here but makes ptxas
-                                  * serialise every wgmma (C7514), which is slower. Kept here by a
-                                  * basic-block boundary it is 3-9 % slower (PERF w8, w24): the
-                                  * hoisted wait keeps the two consumers out of phase */
-                reg_fence(o);
-                reg_fence(pa);
-                release(sm.vt_empty(sp), lane);
-                rescale_o_if_moved<SKIP_RESCALE>(o, alpha);
-                pack_p(s, pa);
-                if (WGMMA_TRACE) reg_fence(pa); /* the stamp after the packing */
-                trace_stamp(c, wtid, g + j, 5);
-            }
+            for (int j = 1; j < n; j++)
+                overlap_turn<C, PINGPONG, SKIP_RESCALE>(p, sm, q, qs, c, wtid, g, j, n, r, o, m, l,
+                                                        pa, ready);
             /* the last tile's P.V */
             const int sl = ring_stage<C>(g + n - 1);
             mbar_wait(sm.vt_full(sl), ring_phase<C>(g + n - 1));
@@ -281,67 +317,20 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
         uint32_t pa[C::BN / 32][4]; /* P as E4M3 A fragments */
         float sl2 = tile_scale_log2(p, t);
         int g0 = 0, qi = 0;
-        { /* key tile 0 of the first tile: S only */
-            trace_tile(c, wtid, 0, 0);
-            mbar_wait(sm.q_full(0), q_phase<C>(0));
-            trace_tile(c, wtid, 0, 1);
-            mbar_wait(sm.k_full(0), ring_phase<C>(0));
-            float s0[C::BN / 2];
-            wgmma_fence();
-            issue_qk<C>(s0, sm.q_tile(0), sm.k_tile(0), c);
-            wgmma_commit();
-            wgmma_wait<0>();
-            reg_fence(s0);
-            release(sm.k_empty(0), lane);
-            if (t.n_kt == 1) release(sm.q_empty(0), lane);
-            mask_tile<C>(s0, 0, t.q0 + 64 * c, t.q0 + row_q, tq, p.seqlen_k, p.causal, t.diag);
-            softmax_tile(s0, m, l, sl2, alpha);
-            pack_p(s0, pa);
-        }
+        trace_tile(c, wtid, 0, 0);
+        mbar_wait(sm.q_full(0), q_phase<C>(0));
+        trace_tile(c, wtid, 0, 1);
+        overlap_first<C, false>(p, sm, sm.q_tile(0), 0, c, lane, 0, t.n_kt,
+                                wg_rows{t.q0 + 64 * c, t.q0 + row_q, t.diag, sl2}, m, l, pa);
         uint32_t ready = 0; /* the next turn's two stages were seen full during this one */
         for (;;) {
             const int n = t.n_kt, qs = q_stage<C>(qi);
             const uint32_t q = sm.q_tile(qs);
             const int row_lo = t.q0 + 64 * c, row_g = t.q0 + row_q;
-            for (int j = 1; j < n; j++) { /* as consume_tile's overlapped loop */
-                const int gj = g0 + j;
-                const int st = ring_stage<C>(gj), sp = ring_stage<C>(gj - 1);
-                const uint32_t ph = ring_phase<C>(gj), pp = ring_phase<C>(gj - 1);
-                trace_stamp(c, wtid, gj, 0);
-                if (!ready) {
-                    mbar_wait(sm.k_full(st), ph);
-                    mbar_wait(sm.vt_full(sp), pp);
-                }
-                float s[C::BN / 2];
-                trace_stamp(c, wtid, gj, 1);
-                wgmma_fence();
-                issue_qk<C>(s, q, sm.k_tile(st), c);
-                wgmma_commit();
-                issue_pv<C>(o, pa, sm.vt_tile(sp));
-                wgmma_commit();
-                trace_stamp(c, wtid, gj, 2);
-                wgmma_wait<1>();
-                reg_fence(s);
-                trace_stamp(c, wtid, gj, 3);
-                release(sm.k_empty(st), lane);
-                if (j == n - 1) release(sm.q_empty(qs), lane);
-                if (EARLY_TEST) /* at j = n - 1: the stages of the boundary turn below */
-                    ready = mbar_test(sm.k_full(ring_stage<C>(gj + 1)), ring_phase<C>(gj + 1)) &
-                            mbar_test(sm.vt_full(st), ph);
-                mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
-                softmax_tile(s, m, l, sl2, alpha);
-                reg_fence(s);
-                reg_fence(l);
-                trace_stamp(c, wtid, gj, 4);
-                wgmma_wait<0>();
-                reg_fence(o);
-                reg_fence(pa);
-                release(sm.vt_empty(sp), lane);
-                rescale_o_if_moved<SKIP_RESCALE>(o, alpha);
-                pack_p(s, pa);
-                if (WGMMA_TRACE) reg_fence(pa);
-                trace_stamp(c, wtid, gj, 5);
-            }
+            const wg_rows r = {row_lo, row_g, t.diag, sl2};
+            for (int j = 1; j < n; j++)
+                overlap_turn<C, false, SKIP_RESCALE>(p, sm, q, qs, c, wtid, g0, j, n, r, o, m, l,
+                                                     pa, ready);
             /* the boundary turn: t's last P.V with key tile 0 of the next tile nt, whose softmax
              * runs under that P.V; then t's epilogue */
             wg_tile nt;
