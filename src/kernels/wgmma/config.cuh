@@ -15,6 +15,12 @@
 #define WGMMA_EPI_TMA 0
 #endif
 
+/* WGMMA_Q_SHIFT 1 (default): causal problems count their query tiles from the last row up
+ * (scheduler.cuh, q_off); 0: from row 0 (A/B builds). */
+#ifndef WGMMA_Q_SHIFT
+#define WGMMA_Q_SHIFT 1
+#endif
+
 /* WGMMA_CROSS 1 (default): two Q buffers where they fit (Q_STAGES below), and with them the
  * consumers' cross-tile overlap (mainloop.cuh); 0: one Q buffer (A/B builds). */
 #ifndef WGMMA_CROSS
@@ -124,6 +130,7 @@ struct wgmma_params {
     int32_t causal, out_bf16;
     int32_t o_tma;     /* tm_o is valid (O's strides suit TMA); else O is stored from registers */
     int32_t n_q_tiles; /* ceil(seqlen_q / BM) */
+    int32_t q_off;     /* query tile qt's rows start at qt * BM - q_off (scheduler.cuh) */
     int32_t n_units;   /* work units (scheduler.cuh); block i takes units i, i + gridDim.x, ... */
     int32_t pair_tiles; /* 1: a unit is two query tiles of one head (causal load balance) */
     float scale_log2;  /* softmax_scale * log2(e) */

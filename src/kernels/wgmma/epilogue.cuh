@@ -1,5 +1,5 @@
 /* Epilogue of a consumer warpgroup: O = acc * v_descale / l in FP16 or BF16, and the optional
- * LSE. Rows past seqlen_q are not written; a row that saw no key gets O = 0 and LSE = -inf.
+ * LSE. Rows past seqlen_q (or before row 0: scheduler.cuh's q_off) are not written; a row that saw no key gets O = 0 and LSE = -inf.
  *
  * In the accumulator layout lane t of a quad holds output columns 8i + 2t, 8i + 2t + 1 of each
  * 8-column chunk i of its two rows: 4 bytes per chunk. Stored as they are, a warp's 4-byte store
@@ -15,7 +15,7 @@
  * rows go to shared memory instead, and one lane per warp starts a TMA store of its 16 rows that
  * runs on while the warp computes its next tile. Before the warp writes its staging area again it
  * waits until that store has read it; the consumer waits for its last stores before it exits. TMA
- * leaves out rows past seqlen_q, and writes nothing outside O's D columns. */
+ * leaves out rows past seqlen_q and before row 0, and writes nothing outside O's D columns. */
 #ifndef FP8ATTN_WGMMA_EPILOGUE_CUH
 #define FP8ATTN_WGMMA_EPILOGUE_CUH
 
@@ -73,7 +73,7 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
         lr += __shfl_xor_sync(0xffffffffu, lr, 1);
         lr += __shfl_xor_sync(0xffffffffu, lr, 2);
         const int row = row_g + 8 * r;
-        const bool in = row < p.seqlen_q; /* the same for the whole quad */
+        const bool in = row >= 0 && row < p.seqlen_q; /* the same for the whole quad */
         const float inv = lr > 0.0f ? vds / lr : 0.0f;
         uint16_t *orow = (uint16_t *)p.o + row_offset(p.o_stride, b, hq, in ? row : 0);
 #pragma unroll
@@ -99,7 +99,10 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
     if (tma) { /* hand the rows to the async proxy; one lane stores the D / 64 boxes */
         fence_proxy_async_smem();
         __syncwarp();
-        if (lane == 0) {
+        /* the causal partial tile's first warps (scheduler.cuh: q_off is a multiple of 16) have
+         * no row to write; a TMA store of a box that starts before row 0 faults (illegal
+         * instruction) */
+        if (lane == 0 && row_w >= 0) {
 #pragma unroll
             for (int cb = 0; cb < C::D / 64; cb++)
                 tma_store_4d(&p.tm_o, o_smem + cb * 16 * 128, 64 * cb, row_w, hq, b);

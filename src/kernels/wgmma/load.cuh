@@ -10,8 +10,9 @@
  *   K_j, V_j key tile j of the query tile into stage g % STAGES, signalled on k_full / v_full; a
  *            stage is reused once k_empty (the consumers' S = Q.K^T of the tile that held it is
  *            done) and v_empty (the transposer has read its V) say so.
- * Rows past seqlen_q / seqlen_k are zero-filled by TMA and never read from global memory. Each
- * tile is D / SW_D boxes of SW_D bytes x rows (the swizzle limits a box row to SW_D bytes). */
+ * Rows past seqlen_q / seqlen_k (and Q rows before row 0, scheduler.cuh) are zero-filled by TMA
+ * and never read from global memory. Each tile is D / SW_D boxes of SW_D bytes x rows (the
+ * swizzle limits a box row to SW_D bytes). */
 #ifndef FP8ATTN_WGMMA_LOAD_CUH
 #define FP8ATTN_WGMMA_LOAD_CUH
 

@@ -12,7 +12,15 @@
  * linearly with its index, so every pair costs about the same and the static round-robin stays
  * balanced. Units run through the query tiles of one head before the next head (the key and value
  * tiles that run together are shared in L2); unpaired, the query tiles with the most keys come
- * first. */
+ * first. With an odd n_q_tiles the middle tile of each head, half a pair's cost, is left alone;
+ * those units come after all the pairs. Interleaved with them (one per head), they fell on the
+ * same blocks whenever the grid is a multiple of the units per head (132 SMs and 6 units per head
+ * at (8,32,2048,64) on 192-row tiles: those blocks idled half the time, docs/PERF.md w34).
+ *
+ * Under a causal mask, when seqlen_q is not a multiple of BM, the tiles are counted from the last
+ * row up (q_off = n_q_tiles * BM - seqlen_q, rounded down to 16 rows): the partial tile is then
+ * the first, which sees the fewest keys, instead of the last, which sees them all. At (8,32,2048,64) causal on 192-row
+ * tiles that takes 12 of 249 warpgroup-key-tiles of rows past the end (docs/PERF.md w34). */
 #ifndef FP8ATTN_WGMMA_SCHEDULER_CUH
 #define FP8ATTN_WGMMA_SCHEDULER_CUH
 
@@ -20,17 +28,22 @@
 
 struct wg_tile {
     int qt, hq, hk, b; /* query tile, query head, key/value head, batch */
-    int q0;            /* first query row of the tile */
+    int q0;            /* first query row of the tile (negative: the causal partial tile) */
     int diag;          /* seqlen_k - seqlen_q: query i sees keys j <= i + diag (causal) */
     int n_kt;          /* key tiles to visit: those holding a key some row of the tile sees */
 };
 
-/* Query tiles in unit u: 1, or 2 for a pair (the middle tile of an odd count is alone). */
+/* With pair_tiles: the units [0, pair_units) are pairs, head by head; after them, with an odd
+ * n_q_tiles, each head's middle tile alone. */
+__device__ __forceinline__ int pair_units(const wgmma_params &p)
+{
+    return (p.n_q_tiles >> 1) * p.h_q * p.batch; /* <= n_units < 2^31 */
+}
+
+/* Query tiles in unit u: 1, or 2 for a pair. */
 __device__ __forceinline__ int unit_tiles(const wgmma_params &p, int u)
 {
-    if (!p.pair_tiles) return 1;
-    const int np = (p.n_q_tiles + 1) / 2;
-    return (p.n_q_tiles & 1) && u % np == np - 1 ? 1 : 2;
+    return p.pair_tiles && u < pair_units(p) ? 2 : 1;
 }
 
 /* Tile k (0 or 1) of unit u. */
@@ -40,9 +53,15 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
     wg_tile t;
     int hb; /* head + h_q * batch */
     if (p.pair_tiles) {
-        const int np = (p.n_q_tiles + 1) / 2, pi = u % np;
-        t.qt = k == 0 ? p.n_q_tiles - 1 - pi : pi;
-        hb = u / np;
+        const int np = p.n_q_tiles >> 1, pu = pair_units(p);
+        if (u < pu) {
+            const int pi = u % np;
+            t.qt = k == 0 ? p.n_q_tiles - 1 - pi : pi;
+            hb = u / np;
+        } else { /* a middle tile */
+            t.qt = np;
+            hb = u - pu;
+        }
     } else {
         t.qt = p.n_q_tiles - 1 - u % p.n_q_tiles;
         hb = u / p.n_q_tiles;
@@ -50,7 +69,7 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
     t.hq = hb % p.h_q;
     t.b = hb / p.h_q;
     t.hk = t.hq / p.heads_per_kv;
-    t.q0 = t.qt * C::BM;
+    t.q0 = t.qt * C::BM - p.q_off; /* may be negative: rows < 0 are TMA's zero fill, never stored */
     t.diag = p.seqlen_k - p.seqlen_q;
     int kv_end = p.seqlen_k;
     if (p.causal) kv_end = min(kv_end, t.q0 + C::BM + t.diag); /* last row's keys, + 1 */

@@ -177,6 +177,9 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
     out->causal = p->causal ? 1 : 0;
     out->out_bf16 = p->out_type == FP8ATTN_OUT_BF16;
     out->n_q_tiles = (p->seqlen_q + bm - 1) / bm;
+    /* causal: the partial query tile is the first (fewest keys), not the last (all of them); a
+     * multiple of 16 so that each warp's 16 rows are all before row 0 or none (epilogue.cuh) */
+    out->q_off = WGMMA_Q_SHIFT && p->causal ? (out->n_q_tiles * bm - p->seqlen_q) & ~15 : 0;
     out->scale_log2 = fp8attn_effective_scale(p) * FP8ATTN_LOG2E;
     out->o = p->o;
     out->lse = p->lse;
