@@ -133,6 +133,7 @@ struct wgmma_params {
     int32_t q_off;     /* query tile qt's rows start at qt * BM - q_off (scheduler.cuh) */
     int32_t n_units;   /* work units (scheduler.cuh); block i takes units i, i + gridDim.x, ... */
     int32_t pair_tiles; /* 1: a unit is two query tiles of one head (causal load balance) */
+    int32_t pairs_per_head; /* with pair_tiles: the pairs a head runs as units (scheduler.cuh) */
     float scale_log2;  /* softmax_scale * log2(e) */
     void *o;           /* uint16_t elements */
     float *lse;        /* NULL: not written */

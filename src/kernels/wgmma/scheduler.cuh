@@ -12,15 +12,21 @@
  * linearly with its index, so every pair costs about the same and the static round-robin stays
  * balanced. Units run through the query tiles of one head before the next head (the key and value
  * tiles that run together are shared in L2); unpaired, the query tiles with the most keys come
- * first. With an odd n_q_tiles the middle tile of each head, half a pair's cost, is left alone;
- * those units come after all the pairs. Interleaved with them (one per head), they fell on the
- * same blocks whenever the grid is a multiple of the units per head (132 SMs and 6 units per head
- * at (8,32,2048,64) on 192-row tiles: those blocks idled half the time, docs/PERF.md w34).
+ * first.
+ *
+ * Pairs and single tiles: each head runs its outer pairs (n_q_tiles - 1 - i, i), i <
+ * pairs_per_head, as units, head by head; after all of them come its middle tiles (the odd
+ * n_q_tiles' middle one, and the pairs the host chose to split: sched_plan.cu) as single-tile
+ * units, longest first across all heads, which even out the last round. Before w34 each head's
+ * lone middle tile (half a pair's cost) followed its pairs, and fell on the same blocks whenever
+ * the grid is a multiple of the units per head (132 SMs, 6 units per head at (8,32,2048,64) on
+ * 192-row tiles: those blocks idled half the time; docs/PERF.md w34, docs/models/sched_balance.py).
  *
  * Under a causal mask, when seqlen_q is not a multiple of BM, the tiles are counted from the last
  * row up (q_off = n_q_tiles * BM - seqlen_q, rounded down to 16 rows): the partial tile is then
- * the first, which sees the fewest keys, instead of the last, which sees them all. At (8,32,2048,64) causal on 192-row
- * tiles that takes 12 of 249 warpgroup-key-tiles of rows past the end (docs/PERF.md w34). */
+ * the first, which sees the fewest keys, instead of the last, which sees them all. At
+ * (8,32,2048,64) causal on 192-row tiles that takes 12 of 249 warpgroup-key-tiles of rows past
+ * the end (docs/PERF.md w34). */
 #ifndef FP8ATTN_WGMMA_SCHEDULER_CUH
 #define FP8ATTN_WGMMA_SCHEDULER_CUH
 
@@ -33,11 +39,10 @@ struct wg_tile {
     int n_kt;          /* key tiles to visit: those holding a key some row of the tile sees */
 };
 
-/* With pair_tiles: the units [0, pair_units) are pairs, head by head; after them, with an odd
- * n_q_tiles, each head's middle tile alone. */
+/* With pair_tiles: the units [0, pair_units) are pairs, head by head; after them single tiles. */
 __device__ __forceinline__ int pair_units(const wgmma_params &p)
 {
-    return (p.n_q_tiles >> 1) * p.h_q * p.batch; /* <= n_units < 2^31 */
+    return p.pairs_per_head * p.h_q * p.batch; /* <= n_units < 2^31 */
 }
 
 /* Query tiles in unit u: 1, or 2 for a pair. */
@@ -53,14 +58,15 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
     wg_tile t;
     int hb; /* head + h_q * batch */
     if (p.pair_tiles) {
-        const int np = p.n_q_tiles >> 1, pu = pair_units(p);
+        const int kp = p.pairs_per_head, pu = pair_units(p);
         if (u < pu) {
-            const int pi = u % np;
+            const int pi = u % kp;
             t.qt = k == 0 ? p.n_q_tiles - 1 - pi : pi;
-            hb = u / np;
-        } else { /* a middle tile */
-            t.qt = np;
-            hb = u - pu;
+            hb = u / kp;
+        } else { /* the middle tiles kp .. n_q_tiles - 1 - kp, the longest (highest) first */
+            const int s = u - pu, heads = p.h_q * p.batch;
+            t.qt = p.n_q_tiles - 1 - kp - s / heads;
+            hb = s % heads;
         }
     } else {
         t.qt = p.n_q_tiles - 1 - u % p.n_q_tiles;

@@ -22,6 +22,18 @@ fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p);
 fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,
                                            int o_map, struct wgmma_params *out);
 
+/* Causal problems whose query tiles run in pairs (scheduler.cuh): how many pairs each of the
+ * heads runs as a two-tile unit (at most n_q_tiles / 2); the other tiles run singly after all
+ * the pairs, longest first. Picked, among up to 12 middle pairs split, for the least load on the
+ * busiest of grid blocks (a tile's cost: its key tiles + half a key tile; docs/PERF.md w34), if
+ * that is at least 2 % less than with none split.
+ * C linkage: tests/test_wgmma_sched.c calls it. */
+#ifdef __cplusplus
+extern "C"
+#endif
+int fp8attn_wgmma_pairs_per_head(int n_q_tiles, int bm, int bn, int q_off, int seqlen_q,
+                                 int seqlen_k, int64_t heads, int grid);
+
 /* The V^T of p in the workspace (vt_prepass.cu): SKP = seqlen_k rounded up to 32, the bytes it
  * takes, its tensor map (box: sw_n key bytes x head_dim rows) and the launch that writes it. */
 int64_t fp8attn_wgmma_vt_skp(const fp8attn_params_t *p);

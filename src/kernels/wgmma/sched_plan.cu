@@ -1,0 +1,77 @@
+/* Host side of the tile scheduler (scheduler.cuh): how many of a causal problem's query-tile
+ * pairs run as two-tile units; the tiles of the others run after all the pairs as single tiles,
+ * longest first, and even out the last round. Host code only, no allocation. */
+#include <stdint.h>
+
+#include "wgmma_host.h"
+
+#ifndef WGMMA_SPLIT_SEARCH
+#define WGMMA_SPLIT_SEARCH 1 /* 0: split no pair (A/B builds) */
+#endif
+
+enum {
+    MAX_SPLIT = 12,  /* middle pairs a head may split */
+    MAX_ROUNDS = 16, /* beyond, the last round is a small share of the time: split none */
+    MAX_SINGLE_ROUNDS = 2, /* single tiles (all heads' at once, so the K and V tiles that run
+                            * together are no longer one head's, shared in L2) fill at most two
+                            * rounds */
+    MAX_BLOCKS = 1024,
+    MIN_GAIN_PCT = 2 /* split only for at least 2 % less on the busiest block: at (1,16,16384,128)
+                      * causal the model's 0.2 % came out as 1.2 % slower (docs/PERF.md w34) */
+};
+
+/* Key tiles of query tile k, as unit_tile() counts them; the cost of a tile is twice that plus
+ * one (half a key tile for its boundary), in half key tiles. */
+static int64_t tile_cost(int k, int bm, int bn, int q_off, int seqlen_q, int seqlen_k)
+{
+    int64_t kv_end = (int64_t)k * bm - q_off + bm + (seqlen_k - seqlen_q);
+    if (kv_end > seqlen_k) kv_end = seqlen_k;
+    const int64_t n_kt = kv_end > 0 ? (kv_end + bn - 1) / bn : 0;
+    return 2 * n_kt + 1;
+}
+
+/* The busiest block's load when each head runs kp pairs and then its middle tiles singly, and
+ * block i takes units i, i + grid, ... (scheduler.cuh's order). */
+static int64_t busiest(int kp, int n, int bm, int bn, int q_off, int seqlen_q, int seqlen_k,
+                       int64_t heads, int grid)
+{
+    int64_t load[MAX_BLOCKS] = {0}, top = 0;
+    int blk = 0;
+    for (int64_t h = 0; h < heads; h++)
+        for (int i = 0; i < kp; i++) {
+            load[blk] += tile_cost(n - 1 - i, bm, bn, q_off, seqlen_q, seqlen_k) +
+                         tile_cost(i, bm, bn, q_off, seqlen_q, seqlen_k);
+            if (++blk == grid) blk = 0;
+        }
+    for (int qt = n - 1 - kp; qt >= kp; qt--) {
+        const int64_t c = tile_cost(qt, bm, bn, q_off, seqlen_q, seqlen_k);
+        for (int64_t h = 0; h < heads; h++) {
+            load[blk] += c;
+            if (++blk == grid) blk = 0;
+        }
+    }
+    for (int b = 0; b < grid; b++)
+        if (load[b] > top) top = load[b];
+    return top;
+}
+
+int fp8attn_wgmma_pairs_per_head(int n_q_tiles, int bm, int bn, int q_off, int seqlen_q,
+                                 int seqlen_k, int64_t heads, int grid)
+{
+    const int np = n_q_tiles / 2;
+    const int64_t units = heads * (n_q_tiles - np);
+    if (!WGMMA_SPLIT_SEARCH || grid <= 0 || grid > MAX_BLOCKS || units > (int64_t)MAX_ROUNDS * grid)
+        return np;
+    int best = np;
+    const int64_t none = busiest(np, n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k, heads, grid);
+    int64_t best_load = none;
+    for (int m = 1; m <= MAX_SPLIT && m <= np; m++) {
+        if (heads * (n_q_tiles - 2 * (np - m)) > (int64_t)MAX_SINGLE_ROUNDS * grid) break;
+        const int64_t l = busiest(np - m, n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k, heads, grid);
+        if (l < best_load) { /* ties keep more pairs */
+            best_load = l;
+            best = np - m;
+        }
+    }
+    return best_load * 100 <= none * (100 - MIN_GAIN_PCT) ? best : np;
+}

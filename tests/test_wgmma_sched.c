@@ -1,0 +1,54 @@
+/* Tests the wgmma tile scheduler's host planner (src/kernels/wgmma/sched_plan.cu): how many
+ * query-tile pairs each head of a causal problem keeps, against the independent model in
+ * docs/models/sched_balance.py (its "kp" column, 132 SMs), and its bounds on random problems. */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kernels/wgmma/wgmma_host.h"
+#include "test_util.h"
+
+/* the scheduler's inputs for B x H heads of S queries and S keys on BM x BN tiles, causal */
+static int plan(int b, int h, int s, int bm, int bn, int grid)
+{
+    const int n = (s + bm - 1) / bm;
+    return fp8attn_wgmma_pairs_per_head(n, bm, bn, (n * bm - s) & ~15, s, s, (int64_t)b * h, grid);
+}
+
+int main(void)
+{
+    static const struct {
+        int b, h, s, bm, bn, kp;
+    } model[] = {
+        {8, 32, 2048, 192, 160, 5},   /* n 11: the split ties with none; none is kept */
+        {2, 32, 8192, 192, 128, 21},  /* any split would need more than two rounds of singles */
+        {1, 32, 16384, 192, 128, 41}, /* two pairs split: 0.948 -> 0.991 */
+        {1, 32, 8192, 192, 128, 19},  /* 0.866 -> 0.943 */
+        {1, 16, 16384, 128, 224, 64}, /* one split: 0.2 %, under the 2 % bar */
+        {4, 32, 3000, 192, 160, 7},
+        {3, 7, 5000, 128, 192, 16},
+        {2, 32, 16384, 192, 128, 43}, /* more than 16 rounds of units: none split */
+    };
+    for (size_t i = 0; i < sizeof model / sizeof model[0]; i++) {
+        const int kp = plan(model[i].b, model[i].h, model[i].s, model[i].bm, model[i].bn, 132);
+        CHECK(kp == model[i].kp, "(%d,%d,%d) on %dx%d tiles: %d pairs per head, the model %d",
+              model[i].b, model[i].h, model[i].s, model[i].bm, model[i].bn, kp, model[i].kp);
+    }
+    /* a grid beyond the planner's table: no split */
+    CHECK(plan(1, 32, 16384, 192, 128, 2000) == 43, "grid 2000: no split");
+    /* bounds: n / 2 - 12 <= kp <= n / 2, and at most two rounds of single tiles when split */
+    uint64_t st = 7;
+    for (int it = 0; it < 2000; it++) {
+        const int bm = (splitmix64(&st) & 1) ? 192 : 128, bn = 128 + 32 * (int)(splitmix64(&st) % 4);
+        const int s = 1 + (int)(splitmix64(&st) % 20000), b = 1 + (int)(splitmix64(&st) % 4);
+        const int h = 1 + (int)(splitmix64(&st) % 40), grid = 1 + (int)(splitmix64(&st) % 200);
+        const int n = (s + bm - 1) / bm, kp = plan(b, h, s, bm, bn, grid);
+        const int lo = n / 2 > 12 ? n / 2 - 12 : 0;
+        CHECK(kp >= lo && kp <= n / 2, "(%d,%d,%d) %dx%d grid %d: kp %d outside [%d, %d]", b, h, s,
+              bm, bn, grid, kp, lo, n / 2);
+        CHECK(kp == n / 2 || (int64_t)b * h * (n - 2 * kp) <= 2 * grid,
+              "(%d,%d,%d) %dx%d grid %d: kp %d leaves more than two rounds of single tiles", b, h,
+              s, bm, bn, grid, kp);
+    }
+    printf("%s: %ld failure(s)\n", g_failures ? "FAIL" : "ok", g_failures);
+    return g_failures ? 1 : 0;
+}
