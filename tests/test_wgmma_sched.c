@@ -38,7 +38,8 @@ int main(void)
     /* bounds: n / 2 - 12 <= kp <= n / 2, and at most two rounds of single tiles when split */
     uint64_t st = 7;
     for (int it = 0; it < 2000; it++) {
-        const int bm = (splitmix64(&st) & 1) ? 192 : 128, bn = 128 + 32 * (int)(splitmix64(&st) % 4);
+        const int bm = (splitmix64(&st) & 1) ? 192 : 128;
+        const int bn = 128 + 32 * (int)(splitmix64(&st) % 4);
         const int s = 1 + (int)(splitmix64(&st) % 20000), b = 1 + (int)(splitmix64(&st) % 4);
         const int h = 1 + (int)(splitmix64(&st) % 40), grid = 1 + (int)(splitmix64(&st) % 200);
         const int n = (s + bm - 1) / bm, kp = plan(b, h, s, bm, bn, grid);

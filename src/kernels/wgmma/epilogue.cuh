@@ -1,5 +1,6 @@
 /* Epilogue of a consumer warpgroup: O = acc * v_descale / l in FP16 or BF16, and the optional
- * LSE. Rows past seqlen_q (or before row 0: scheduler.cuh's q_off) are not written; a row that saw no key gets O = 0 and LSE = -inf.
+ * LSE. Rows past seqlen_q (or before row 0: scheduler.cuh's q_off) are not written; a row that
+ * saw no key gets O = 0 and LSE = -inf.
  *
  * In the accumulator layout lane t of a quad holds output columns 8i + 2t, 8i + 2t + 1 of each
  * 8-column chunk i of its two rows: 4 bytes per chunk. Stored as they are, a warp's 4-byte store

@@ -67,7 +67,8 @@ int fp8attn_wgmma_pairs_per_head(int n_q_tiles, int bm, int bn, int q_off, int s
     int64_t best_load = none;
     for (int m = 1; m <= MAX_SPLIT && m <= np; m++) {
         if (heads * (n_q_tiles - 2 * (np - m)) > (int64_t)MAX_SINGLE_ROUNDS * grid) break;
-        const int64_t l = busiest(np - m, n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k, heads, grid);
+        const int64_t l =
+            busiest(np - m, n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k, heads, grid);
         if (l < best_load) { /* ties keep more pairs */
             best_load = l;
             best = np - m;
