@@ -43,9 +43,15 @@
  *   EPI_TMA    O goes out through shared memory and a TMA store (epilogue.cuh), if the O tile
  *              fits beside the rest; else (and by default) 16-byte stores from registers
  *   CROSS      two Q stages if they fit (Q_STAGES below), so the cross-tile overlap
- *              (mainloop.cuh) may run; false where it spills or measured slower (docs/PERF.md w33) */
+ *              (mainloop.cuh) may run; false where it spills or measured slower (docs/PERF.md w33)
+ *   TBATCH     V transpose units whose ldmatrix issue together (transpose_v.cuh): 1 to 4, as
+ *              many as fit the producer's registers without a spill (docs/PERF.md w35)
+ *   TSPEC      the transposer's code specialised per warp (transpose_warp: the units' offsets
+ *              are immediates); false: one loop with the warp index at run time (transpose_units),
+ *              where the specialised form spills or measured slower (docs/PERF.md w35) */
 template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
-          bool VT_GLOBAL_ = false, bool EPI_TMA_ = false, bool CROSS_ = true>
+          bool VT_GLOBAL_ = false, bool EPI_TMA_ = false, bool CROSS_ = true, int TBATCH_ = 1,
+          bool TSPEC_ = true>
 struct wg_config {
     static constexpr bool VT_GLOBAL = VT_GLOBAL_;
     static constexpr int D = D_;
@@ -56,6 +62,9 @@ struct wg_config {
     static constexpr int THREADS = 128 * (CONSUMERS + 1);
     static constexpr bool LOADER_WARP = LOADER_ != 0;
     static constexpr int TRANSPOSERS = LOADER_WARP ? 96 : 128;
+    static constexpr int TRANSPOSE_BATCH = TBATCH_;
+    static constexpr bool TRANSPOSE_SPEC = TSPEC_;
+    static_assert(TBATCH_ >= 1 && TBATCH_ <= 4, "TBATCH: 1 to 4");
     static constexpr int PRODUCER_REGS = PREGS_;
     /* __launch_bounds__(THREADS, 1) gives each thread LAUNCH_REGS (65536 / THREADS, rounded down
      * to 8: 168 for 384 threads, 128 for 512), and setmaxnreg only moves registers inside that

@@ -21,9 +21,12 @@ template <int R, int SW>
 __device__ __forceinline__ uint32_t kmajor_addr(uint32_t tile, int row, int kb)
 {
     static_assert(SW == 32 || SW == 64 || SW == 128, "swizzle width");
-    const int block = kb / SW, chunk = (kb % SW) >> 4;
-    const int x = SW == 128 ? (row & 7) : SW == 64 ? ((row >> 1) & 3) : ((row >> 2) & 1);
-    return tile + (uint32_t)(block * R * SW + row * SW + ((chunk ^ x) << 4));
+    /* unsigned: row, kb >= 0, so / and % are shifts and masks without int's sign fix-ups (the
+     * transposer computes two of these per unit, docs/PERF.md w35) */
+    const uint32_t r = (uint32_t)row, k = (uint32_t)kb;
+    const uint32_t block = k / SW, chunk = (k % SW) >> 4;
+    const uint32_t x = SW == 128 ? (r & 7) : SW == 64 ? ((r >> 1) & 3) : ((r >> 2) & 1);
+    return tile + block * (R * SW) + r * SW + ((chunk ^ x) << 4);
 }
 
 /* wgmma shared-memory matrix descriptor (PTX ISA: "Matrix Descriptor Format") for the 64- or

@@ -25,33 +25,138 @@
 #include "ptx_sm90.cuh"
 #include "smem_layout.cuh"
 
+/* Swizzle phase of a row of a K-major tile of swizzle width SW (smem_layout.cuh): the value its
+ * 16-byte chunk index is XORed with. */
+template <int SW>
+__device__ __forceinline__ uint32_t swizzle_phase(uint32_t row)
+{
+    return SW == 128 ? (row & 7) : SW == 64 ? ((row >> 1) & 3) : ((row >> 2) & 1);
+}
+
+/* The units of transposer warp W: u = W + WARPS k (kv = u / CH, c = u % CH), W a compile-time
+ * constant so that every unit's offsets are immediates and only the lane's swizzle terms are
+ * computed (about one add per address; the loop with a run-time warp index spent 25-45 integer
+ * instructions per unit on them, docs/PERF.md w35). A unit of 32 keys x 16 dims:
+ *   ldmatrix reads V rows 32 kv + lane, bytes 16 c..16 c + 15:
+ *     v + (c / CS) BN SW_D + (32 kv + lane) SW_D + ((c % CS) ^ phase(lane)) 16
+ *   stmatrix writes V^T rows 16 c + st_row, bytes 32 kv + 16 sb (sb = st_kb / 16):
+ *     vt + (kv / KN) D SW_N + (16 c + st_row) SW_N + ((2 (kv % KN) + sb) ^ phase(st_row)) 16
+ * (CS = SW_D / 16 chunks and KN = SW_N / 32 key blocks per swizzle row; 32 kv and 16 c are
+ * multiples of 8, so the rows' phases are the lane's.) Units go in batches of BATCH whose
+ * ldmatrix all issue before the first stmatrix: the asm statements are volatile (and stmatrix
+ * clobbers memory), so the compiler keeps their order as written, and a load-permute-store loop
+ * runs one unit at a time whatever its unroll count (as it did until w35). */
+template <class C, int W, int BATCH>
+__device__ __forceinline__ void transpose_warp(uint32_t v, uint32_t vt, int lane_)
+{
+    constexpr int CH = C::D / 16, UNITS = (C::BN / 32) * CH, WARPS = C::TRANSPOSERS / 32;
+    constexpr int NU = (UNITS - W + WARPS - 1) / WARPS; /* this warp's units */
+    constexpr int CS = C::SW_D / 16, KN = C::SW_N / 32;
+    /* opaque: the lane's terms are recomputed per tile instead of held in registers across the
+     * producer's loop */
+    const uint32_t lane = opaque_u32((uint32_t)lane_);
+    const uint32_t xs = swizzle_phase<C::SW_D>(lane);
+    const uint32_t st_row = 2 * (lane & 7) + (lane >> 4), sb = (lane >> 3) & 1;
+    const uint32_t xd = swizzle_phase<C::SW_N>(st_row);
+    const uint32_t src = v + lane * C::SW_D, dst = vt + st_row * C::SW_N;
+#pragma unroll
+    for (int k0 = 0; k0 < NU; k0 += BATCH) {
+        uint32_t r[BATCH][4];
+#pragma unroll
+        for (int i = 0; i < BATCH; i++) {
+            const int u = W + WARPS * (k0 + i), kv = u / CH, c = u % CH;
+            if (k0 + i < NU)
+                ldmatrix_x4_trans(r[i], src + (uint32_t)((c / CS) * C::BN * C::SW_D + 32 * kv * C::SW_D) +
+                                            (((uint32_t)(c % CS) ^ xs) << 4));
+        }
+#pragma unroll
+        for (int i = 0; i < BATCH; i++) {
+            const int u = W + WARPS * (k0 + i), kv = u / CH, c = u % CH;
+            if (k0 + i < NU) {
+                const uint32_t e0 = byte_perm(r[i][0], r[i][1], 0x6420),
+                               e1 = byte_perm(r[i][2], r[i][3], 0x6420);
+                const uint32_t o0 = byte_perm(r[i][0], r[i][1], 0x7531),
+                               o1 = byte_perm(r[i][2], r[i][3], 0x7531);
+                stmatrix_x4(dst + (uint32_t)((kv / KN) * C::D * C::SW_N + 16 * c * C::SW_N) +
+                                ((((uint32_t)(2 * (kv % KN)) + sb) ^ xd) << 4),
+                            e0, e1, o0, o1);
+            }
+        }
+    }
+}
+
+/* The units of warp `warp` with its index known only at run time (C::TRANSPOSE_SPEC false):
+ * u = warp + WARPS k, the addresses from kmajor_addr (about 15 integer instructions per unit), in
+ * batches of BATCH as in transpose_warp. BATCH 1 is the loop before w35 (one unit at a time),
+ * which hd128_n224 keeps: every batched or specialised form spills there, mostly in that kernel's
+ * consumers (232 registers, tight). hd128 takes BATCH 2: its specialised form measured 12 %
+ * slower at (32,16,512,128) causal and 4 % slower with the producer at 48 registers (PERF w35). */
+template <class C, int BATCH>
+__device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int warp, int lane)
+{
+    constexpr int CH = C::D / 16, UNITS = (C::BN / 32) * CH, WARPS = C::TRANSPOSERS / 32;
+    constexpr int PER = (UNITS + WARPS - 1) / WARPS; /* units per warp (the last may have fewer) */
+    if (BATCH == 1) {
+        const int st_row = 2 * (lane & 7) + (lane >> 4), st_kb = 16 * ((lane >> 3) & 1);
+#pragma unroll 4
+        for (int k = 0; k < PER; k++) {
+            const uint32_t u = (uint32_t)(warp + WARPS * k), kv = u / CH, c = u % CH;
+            if (UNITS % WARPS != 0 && u >= UNITS) break;
+            uint32_t r[4];
+            ldmatrix_x4_trans(r, kmajor_addr<C::BN, C::SW_D>(v, 32 * kv + lane, 16 * c));
+            const uint32_t e0 = byte_perm(r[0], r[1], 0x6420), e1 = byte_perm(r[2], r[3], 0x6420);
+            const uint32_t o0 = byte_perm(r[0], r[1], 0x7531), o1 = byte_perm(r[2], r[3], 0x7531);
+            stmatrix_x4(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), e0, e1, o0,
+                        o1);
+        }
+        return;
+    }
+#pragma unroll 1
+    for (int k0 = 0; k0 < PER; k0 += BATCH) {
+        /* opaque: the lane's terms are recomputed per batch instead of held in 2 x BATCH
+         * registers across the producer's whole loop */
+        const int ln = (int)opaque_u32((uint32_t)lane);
+        const int st_row = 2 * (ln & 7) + (ln >> 4), st_kb = 16 * ((ln >> 3) & 1);
+        uint32_t r[BATCH][4];
+#pragma unroll
+        for (int i = 0; i < BATCH; i++) {
+            const uint32_t u = (uint32_t)(warp + WARPS * (k0 + i)), kv = u / CH, c = u % CH;
+            if (k0 + i < PER && (UNITS % WARPS == 0 || u < UNITS))
+                ldmatrix_x4_trans(r[i], kmajor_addr<C::BN, C::SW_D>(v, 32 * kv + ln, 16 * c));
+        }
+#pragma unroll
+        for (int i = 0; i < BATCH; i++) {
+            const uint32_t u = (uint32_t)(warp + WARPS * (k0 + i)), kv = u / CH, c = u % CH;
+            if (k0 + i < PER && (UNITS % WARPS == 0 || u < UNITS)) {
+                const uint32_t e0 = byte_perm(r[i][0], r[i][1], 0x6420),
+                               e1 = byte_perm(r[i][2], r[i][3], 0x6420);
+                const uint32_t o0 = byte_perm(r[i][0], r[i][1], 0x7531),
+                               o1 = byte_perm(r[i][2], r[i][3], 0x7531);
+                stmatrix_x4(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), e0, e1,
+                            o0, o1);
+            }
+        }
+    }
+}
+
+/* V tile at v -> V^T tile at vt, by transposer warp `warp` (0 .. TRANSPOSERS / 32 - 1), in batches
+ * of C::TRANSPOSE_BATCH units: transpose_warp where C::TRANSPOSE_SPEC, else transpose_units. */
 template <class C>
 __device__ __forceinline__ void transpose_tile(uint32_t v, uint32_t vt, int warp, int lane)
 {
-    constexpr int CH = C::D / 16; /* 16-dim chunks */
-    constexpr int UNITS = (C::BN / 32) * CH;
-    constexpr int WARPS = C::TRANSPOSERS / 32;
-    /* stmatrix: lane gives row lane % 8 of matrix lane / 8 = (dim parity, 16-key group) */
-    const int st_row = 2 * (lane & 7) + (lane >> 4), st_kb = 16 * ((lane >> 3) & 1);
-    /* unrolled: the units are independent, so several ldmatrix -> prmt -> stmatrix chains are in
-     * flight at once (one at a time made this loop the kernel's bottleneck: the consumers waited
-     * on vt_full, docs/PERF.md w4); 4 chains fit the producer's 40 registers, 2 its 32 */
-#ifdef WGMMA_TRANSPOSE_UNROLL /* A/B builds only (PERF w20) */
-    constexpr int UNROLL = WGMMA_TRANSPOSE_UNROLL;
-#else
-    constexpr int UNROLL = C::PRODUCER_REGS >= 40 ? 4 : 2;
-#endif
-    constexpr int PER = (UNITS + WARPS - 1) / WARPS;
-#pragma unroll UNROLL
-    for (int k = 0; k < PER; k++) {
-        const int u = warp + WARPS * k;
-        if (UNITS % WARPS != 0 && u >= UNITS) break;
-        const int kv = u / CH, c = u % CH;
-        uint32_t r[4];
-        ldmatrix_x4_trans(r, kmajor_addr<C::BN, C::SW_D>(v, 32 * kv + lane, 16 * c));
-        const uint32_t e0 = byte_perm(r[0], r[1], 0x6420), e1 = byte_perm(r[2], r[3], 0x6420);
-        const uint32_t o0 = byte_perm(r[0], r[1], 0x7531), o1 = byte_perm(r[2], r[3], 0x7531);
-        stmatrix_x4(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), e0, e1, o0, o1);
+    constexpr int B = C::TRANSPOSE_BATCH;
+    static_assert(C::TRANSPOSERS / 32 <= 4, "at most four transposer warps");
+    if (!C::TRANSPOSE_SPEC) {
+        transpose_units<C, B>(v, vt, warp, lane);
+        return;
+    }
+    switch (warp) {
+    case 0: transpose_warp<C, 0, B>(v, vt, lane); break;
+    case 1: transpose_warp<C, 1, B>(v, vt, lane); break;
+    case 2: transpose_warp<C, 2, B>(v, vt, lane); break;
+    default:
+        if (C::TRANSPOSERS / 32 > 3) transpose_warp<C, 3, B>(v, vt, lane);
+        break;
     }
 }
 

@@ -18,8 +18,14 @@
 #ifndef WGMMA_HD128_LOADER
 #define WGMMA_HD128_LOADER 1 /* 1: a warp only for the TMA loads, 3 transpose (H200: 793 vs 779 TFLOPS at 16k) */
 #endif
+#ifndef WGMMA_HD128_TBATCH
+#define WGMMA_HD128_TBATCH 2 /* V transpose units per batch (config.cuh TBATCH; PERF w35) */
+#endif
+#ifndef WGMMA_HD128_TSPEC
+#define WGMMA_HD128_TSPEC 0 /* the run-time-warp transposer (config.cuh TSPEC; PERF w35) */
+#endif
 typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS, WGMMA_HD128_PREGS,
-                  WGMMA_HD128_LOADER>
+                  WGMMA_HD128_LOADER, false, false, true, WGMMA_HD128_TBATCH, WGMMA_HD128_TSPEC>
     wg_cfg_hd128;
 /* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
 #ifndef WGMMA_HD128_VT_BN
@@ -29,7 +35,7 @@ typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS
 #define WGMMA_HD128_VT_STAGES WGMMA_HD128_STAGES
 #endif
 #ifndef WGMMA_HD128_VT_PREGS
-#define WGMMA_HD128_VT_PREGS WGMMA_HD128_PREGS
+#define WGMMA_HD128_VT_PREGS 40 /* one thread issues its loads; consumers get 232 */
 #endif
 #ifndef WGMMA_HD128_VT_EPI_TMA
 #define WGMMA_HD128_VT_EPI_TMA 1 /* O through shared memory and a TMA store: H100 +3 % at

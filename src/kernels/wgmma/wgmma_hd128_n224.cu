@@ -10,7 +10,14 @@
 #ifndef WGMMA_HD128_N224_PREGS
 #define WGMMA_HD128_N224_PREGS 40 /* producer registers after setmaxnreg; consumers get 232 */
 #endif
-typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1> wg_cfg_hd128_n224;
+#ifndef WGMMA_HD128_N224_TBATCH
+#define WGMMA_HD128_N224_TBATCH 1 /* the one-unit loop with the warp index at run time (config.cuh
+                                   * TBATCH, TSPEC): every batched or specialised form spills,
+                                   * mostly in the consumers (PERF w35) */
+#endif
+typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1, false, false, true, WGMMA_HD128_N224_TBATCH,
+                  false>
+    wg_cfg_hd128_n224;
 /* the _vt kernel without the cross-tile overlap: with it the consumers spill 16 bytes */
 typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1, true, 1, false> wg_cfg_hd128_n224_vt;
 FP8ATTN_WGMMA_INSTANCE(hd128_n224, wg_cfg_hd128_n224, wg_cfg_hd128_n224_vt, 1, 1, WGMMA_PINGPONG,

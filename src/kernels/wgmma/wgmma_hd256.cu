@@ -16,14 +16,18 @@
 #define WGMMA_HD256_CONSUMERS 2 /* consumer warpgroups of 64 query rows */
 #endif
 #ifndef WGMMA_HD256_PREGS
-#define WGMMA_HD256_PREGS 40 /* producer registers after setmaxnreg (24 spills); consumers get 232 */
+#define WGMMA_HD256_PREGS 48 /* producer registers after setmaxnreg; consumers get 224. 48 holds
+                             * the transposer's batch of 2 (TBATCH below; at 40 it spills 32 B) */
 #endif
 #ifndef WGMMA_HD256_LOADER
 #define WGMMA_HD256_LOADER 0 /* 0: all four producer warps transpose (64 units per tile; H200
                              * 975 vs 855 TFLOPS at 16k with a loader warp + 3 transposers) */
 #endif
+#ifndef WGMMA_HD256_TBATCH
+#define WGMMA_HD256_TBATCH 2 /* V transpose units per batch (config.cuh TBATCH; PERF w35) */
+#endif
 typedef wg_config<256, WGMMA_HD256_BN, WGMMA_HD256_STAGES, WGMMA_HD256_CONSUMERS, WGMMA_HD256_PREGS,
-                  WGMMA_HD256_LOADER>
+                  WGMMA_HD256_LOADER, false, false, true, WGMMA_HD256_TBATCH>
     wg_cfg_hd256;
 /* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
 #ifndef WGMMA_HD256_VT_BN

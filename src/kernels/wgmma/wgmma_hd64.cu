@@ -22,8 +22,11 @@
 #define WGMMA_HD64_CROSS 0 /* the cross-tile overlap: 2.6-4.6 % slower side by side at 2k-16k keys,
                             * both kernels (docs/PERF.md w33) */
 #endif
+#ifndef WGMMA_HD64_TBATCH
+#define WGMMA_HD64_TBATCH 4 /* V transpose units per batch (config.cuh TBATCH; PERF w35) */
+#endif
 typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WGMMA_HD64_PREGS,
-                  WGMMA_HD64_LOADER, false, false, WGMMA_HD64_CROSS>
+                  WGMMA_HD64_LOADER, false, false, WGMMA_HD64_CROSS, WGMMA_HD64_TBATCH>
     wg_cfg_hd64;
 /* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
 #ifndef WGMMA_HD64_VT_BN

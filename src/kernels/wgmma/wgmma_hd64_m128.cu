@@ -15,7 +15,11 @@
 #ifndef WGMMA_HD64_M128_PREGS
 #define WGMMA_HD64_M128_PREGS 40 /* producer registers after setmaxnreg; consumers get 232 */
 #endif
-typedef wg_config<64, WGMMA_HD64_M128_BN, WGMMA_HD64_M128_STAGES, 2, WGMMA_HD64_M128_PREGS, 1>
+#ifndef WGMMA_HD64_M128_TBATCH
+#define WGMMA_HD64_M128_TBATCH 2 /* V transpose units per batch (config.cuh TBATCH; PERF w35) */
+#endif
+typedef wg_config<64, WGMMA_HD64_M128_BN, WGMMA_HD64_M128_STAGES, 2, WGMMA_HD64_M128_PREGS, 1, false,
+                  false, true, WGMMA_HD64_M128_TBATCH>
     wg_cfg_hd64_m128;
 typedef wg_config<64, WGMMA_HD64_M128_BN, WGMMA_HD64_M128_STAGES, 2, WGMMA_HD64_M128_PREGS, 1, true>
     wg_cfg_hd64_m128_vt;

@@ -13,7 +13,12 @@
 #endif
 /* without the cross-tile overlap: with it (8,32,2048,64) causal measured 0.4 % slower from the
  * workspace and 1.8-2.5 % slower transposing V in the peers' BSHD layout (docs/PERF.md w33) */
-typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, false, false, false> wg_cfg_hd64_n160;
+#ifndef WGMMA_HD64_N160_TBATCH
+#define WGMMA_HD64_N160_TBATCH 1 /* V transpose units per batch (config.cuh TBATCH; 2 spills 48 B
+                                  * at the producer's 32 registers; PERF w35) */
+#endif
+typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, false, false, false, WGMMA_HD64_N160_TBATCH>
+    wg_cfg_hd64_n160;
 typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, true, false, false> wg_cfg_hd64_n160_vt;
 FP8ATTN_WGMMA_INSTANCE(hd64_n160, wg_cfg_hd64_n160, wg_cfg_hd64_n160_vt, 1, 1, WGMMA_PINGPONG,
                        WGMMA_VT_PINGPONG)
