@@ -85,32 +85,12 @@ __device__ __forceinline__ void transpose_warp(uint32_t v, uint32_t vt, int lane
     }
 }
 
-/* The units of warp `warp` with its index known only at run time (C::TRANSPOSE_SPEC false):
- * u = warp + WARPS k, the addresses from kmajor_addr (about 15 integer instructions per unit), in
- * batches of BATCH as in transpose_warp. BATCH 1 is the loop before w35 (one unit at a time),
- * which hd128_n224 keeps: every batched or specialised form spills there, mostly in that kernel's
- * consumers (232 registers, tight). hd128 takes BATCH 2: its specialised form measured 12 %
- * slower at (32,16,512,128) causal and 4 % slower with the producer at 48 registers (PERF w35). */
+/* transpose_units' batches (BATCH >= 2) */
 template <class C, int BATCH>
-__device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int warp, int lane)
+__device__ __forceinline__ void transpose_batches(uint32_t v, uint32_t vt, int warp, int lane)
 {
     constexpr int CH = C::D / 16, UNITS = (C::BN / 32) * CH, WARPS = C::TRANSPOSERS / 32;
-    constexpr int PER = (UNITS + WARPS - 1) / WARPS; /* units per warp (the last may have fewer) */
-    if (BATCH == 1) {
-        const int st_row = 2 * (lane & 7) + (lane >> 4), st_kb = 16 * ((lane >> 3) & 1);
-#pragma unroll 4
-        for (int k = 0; k < PER; k++) {
-            const uint32_t u = (uint32_t)(warp + WARPS * k), kv = u / CH, c = u % CH;
-            if (UNITS % WARPS != 0 && u >= UNITS) break;
-            uint32_t r[4];
-            ldmatrix_x4_trans(r, kmajor_addr<C::BN, C::SW_D>(v, 32 * kv + lane, 16 * c));
-            const uint32_t e0 = byte_perm(r[0], r[1], 0x6420), e1 = byte_perm(r[2], r[3], 0x6420);
-            const uint32_t o0 = byte_perm(r[0], r[1], 0x7531), o1 = byte_perm(r[2], r[3], 0x7531);
-            stmatrix_x4(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), e0, e1, o0,
-                        o1);
-        }
-        return;
-    }
+    constexpr int PER = (UNITS + WARPS - 1) / WARPS;
 #pragma unroll 1
     for (int k0 = 0; k0 < PER; k0 += BATCH) {
         /* opaque: the lane's terms are recomputed per batch instead of held in 2 x BATCH
@@ -139,6 +119,35 @@ __device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int war
     }
 }
 
+/* The units of warp `warp` with its index known only at run time (C::TRANSPOSE_SPEC false):
+ * u = warp + WARPS k, the addresses from kmajor_addr (about 15 integer instructions per unit), in
+ * batches of BATCH as in transpose_warp. BATCH 1 is the loop before w35 (one unit at a time),
+ * which hd128_n224 keeps: every batched or specialised form spills there, mostly in that kernel's
+ * consumers (232 registers, tight). hd128 takes BATCH 2: its specialised form measured 12 %
+ * slower at (32,16,512,128) causal and 4 % slower with the producer at 48 registers (PERF w35). */
+template <class C, int BATCH>
+__device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int warp, int lane)
+{
+    constexpr int CH = C::D / 16, UNITS = (C::BN / 32) * CH, WARPS = C::TRANSPOSERS / 32;
+    constexpr int PER = (UNITS + WARPS - 1) / WARPS; /* units per warp (the last may have fewer) */
+    if (BATCH == 1) {
+        const int st_row = 2 * (lane & 7) + (lane >> 4), st_kb = 16 * ((lane >> 3) & 1);
+#pragma unroll 4
+        for (int k = 0; k < PER; k++) {
+            const uint32_t u = (uint32_t)(warp + WARPS * k), kv = u / CH, c = u % CH;
+            if (UNITS % WARPS != 0 && u >= UNITS) break;
+            uint32_t r[4];
+            ldmatrix_x4_trans(r, kmajor_addr<C::BN, C::SW_D>(v, 32 * kv + lane, 16 * c));
+            const uint32_t e0 = byte_perm(r[0], r[1], 0x6420), e1 = byte_perm(r[2], r[3], 0x6420);
+            const uint32_t o0 = byte_perm(r[0], r[1], 0x7531), o1 = byte_perm(r[2], r[3], 0x7531);
+            stmatrix_x4(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), e0, e1, o0,
+                        o1);
+        }
+    } else {
+        transpose_batches<C, BATCH>(v, vt, warp, lane);
+    }
+}
+
 /* V tile at v -> V^T tile at vt, by transposer warp `warp` (0 .. TRANSPOSERS / 32 - 1), in batches
  * of C::TRANSPOSE_BATCH units: transpose_warp where C::TRANSPOSE_SPEC, else transpose_units. */
 template <class C>
@@ -148,15 +157,15 @@ __device__ __forceinline__ void transpose_tile(uint32_t v, uint32_t vt, int warp
     static_assert(C::TRANSPOSERS / 32 <= 4, "at most four transposer warps");
     if (!C::TRANSPOSE_SPEC) {
         transpose_units<C, B>(v, vt, warp, lane);
-        return;
-    }
-    switch (warp) {
-    case 0: transpose_warp<C, 0, B>(v, vt, lane); break;
-    case 1: transpose_warp<C, 1, B>(v, vt, lane); break;
-    case 2: transpose_warp<C, 2, B>(v, vt, lane); break;
-    default:
-        if (C::TRANSPOSERS / 32 > 3) transpose_warp<C, 3, B>(v, vt, lane);
-        break;
+    } else {
+        switch (warp) {
+        case 0: transpose_warp<C, 0, B>(v, vt, lane); break;
+        case 1: transpose_warp<C, 1, B>(v, vt, lane); break;
+        case 2: transpose_warp<C, 2, B>(v, vt, lane); break;
+        default:
+            if (C::TRANSPOSERS / 32 > 3) transpose_warp<C, 3, B>(v, vt, lane);
+            break;
+        }
     }
 }
 
