@@ -7,31 +7,42 @@
 #include "kernels/wgmma/wgmma_host.h"
 #include "test_util.h"
 
-/* the scheduler's inputs for B x H heads of S queries and S keys on BM x BN tiles, causal */
+/* the scheduler's inputs for B x H heads of SQ queries and SK keys on BM x BN tiles, causal */
+static int plan_qk(int b, int h, int sq, int sk, int bm, int bn, int grid)
+{
+    const int n = (sq + bm - 1) / bm;
+    return fp8attn_wgmma_pairs_per_head(n, bm, bn, (n * bm - sq) & ~15, sq, sk, (int64_t)b * h, grid);
+}
 static int plan(int b, int h, int s, int bm, int bn, int grid)
 {
-    const int n = (s + bm - 1) / bm;
-    return fp8attn_wgmma_pairs_per_head(n, bm, bn, (n * bm - s) & ~15, s, s, (int64_t)b * h, grid);
+    return plan_qk(b, h, s, s, bm, bn, grid);
 }
 
 int main(void)
 {
     static const struct {
-        int b, h, s, bm, bn, kp;
+        int b, h, s, sk, bm, bn, kp; /* sk 0: sk = s */
     } model[] = {
-        {8, 32, 2048, 192, 160, 5},   /* n 11: the split ties with none; none is kept */
-        {2, 32, 8192, 192, 128, 21},  /* any split would need more than two rounds of singles */
-        {1, 32, 16384, 192, 128, 41}, /* two pairs split: 0.948 -> 0.991 */
-        {1, 32, 8192, 192, 128, 19},  /* 0.866 -> 0.943 */
-        {1, 16, 16384, 128, 224, 64}, /* one split: 0.2 %, under the 2 % bar */
-        {4, 32, 3000, 192, 160, 7},
-        {3, 7, 5000, 128, 192, 16},
-        {2, 32, 16384, 192, 128, 43}, /* more than 16 rounds of units: none split */
+        {8, 32, 2048, 0, 192, 160, 5}, /* n 11: one split would leave 768 single tiles, more than
+                                        * two rounds: none is tried */
+        {2, 32, 8192, 0, 192, 128, 21},  /* any split would need more than two rounds of singles */
+        {1, 32, 16384, 0, 192, 128, 41}, /* two pairs split: 0.948 -> 0.991 */
+        {1, 32, 8192, 0, 192, 128, 19},  /* 0.866 -> 0.943 */
+        {1, 16, 16384, 0, 128, 224, 64}, /* one split: 0.2 %, under the 2 % bar */
+        {4, 32, 3000, 0, 192, 160, 7},
+        {3, 7, 5000, 0, 128, 192, 16},
+        {2, 32, 16384, 0, 192, 128, 43}, /* more than 16 rounds of units: none split (a split
+                                          * would cost more there anyway) */
+        {1, 5, 9727, 0, 128, 128, 26},   /* 12 pairs split: the most the planner may */
+        {1, 6, 11033, 8533, 192, 160, 22}, /* Sq > Sk: 7 split */
+        {1, 8, 7048, 3524, 192, 128, 16},  /* Sq > Sk: 2 split (6 if the diagonal's offset
+                                            * seqlen_k - seqlen_q were left out) */
     };
     for (size_t i = 0; i < sizeof model / sizeof model[0]; i++) {
-        const int kp = plan(model[i].b, model[i].h, model[i].s, model[i].bm, model[i].bn, 132);
-        CHECK(kp == model[i].kp, "(%d,%d,%d) on %dx%d tiles: %d pairs per head, the model %d",
-              model[i].b, model[i].h, model[i].s, model[i].bm, model[i].bn, kp, model[i].kp);
+        const int sk = model[i].sk ? model[i].sk : model[i].s;
+        const int kp = plan_qk(model[i].b, model[i].h, model[i].s, sk, model[i].bm, model[i].bn, 132);
+        CHECK(kp == model[i].kp, "(%d,%d,%d,%d) on %dx%d tiles: %d pairs per head, the model %d",
+              model[i].b, model[i].h, model[i].s, sk, model[i].bm, model[i].bn, kp, model[i].kp);
     }
     /* a grid beyond the planner's table: no split */
     CHECK(plan(1, 32, 16384, 192, 128, 2000) == 43, "grid 2000: no split");

@@ -2,10 +2,10 @@
 
 Each persistent block i takes work units i, i + G, i + 2G, ... (G = min(units, SMs)). A query
 tile costs its key tiles plus a fixed boundary cost c0 (in key tiles); under a causal mask
-(bottom-right, seqlen_q = seqlen_k here) the key tiles grow with the tile's index, so causal
+(bottom-right; seqlen_k = seqlen_q unless sk is given) the key tiles grow with the tile's index, so causal
 problems of two waves or more pair tile n-1-i with tile i. The time of a problem is that of its
 busiest block; the ideal spreads the total evenly. Prints, per shape, the modelled efficiency
-(ideal / busiest) of three schedules and each one's speed-up over the first:
+(ideal / busiest) of four schedules and each one's speed-up over the first:
   old      pairs head by head, each head's lone middle tile (odd n_q) after its pairs, tiles
            counted from row 0 (before w34)
   last     the lone middle tiles of all heads after all the pairs
@@ -22,18 +22,20 @@ import math
 import sys
 
 
-def key_tiles(s, bm, bn, causal, off):
-    """Key tiles of each query tile (rows q0 .. q0 + bm - 1, q0 = k * bm - off)."""
+def key_tiles(s, bm, bn, causal, off, sk=None):
+    """Key tiles of each query tile (rows q0 .. q0 + bm - 1, q0 = k * bm - off) of s queries and
+    sk keys (default s); causal is bottom-right: query i sees keys j <= i + sk - s."""
+    sk = s if sk is None else sk
     n = math.ceil(s / bm)
     if not causal:
-        return [math.ceil(s / bn)] * n
-    return [max(0, math.ceil(min(s, k * bm - off + bm) / bn)) for k in range(n)]
+        return [math.ceil(sk / bn)] * n
+    return [max(0, math.ceil(min(sk, k * bm - off + bm + sk - s) / bn)) for k in range(n)]
 
 
-def units(s, bm, bn, heads, causal, schedule, sms, c0, split=0):
+def units(s, bm, bn, heads, causal, schedule, sms, c0, split=0, sk=None):
     shifted = causal and schedule in ("last+off", "split")
     off = (math.ceil(s / bm) * bm - s) // 16 * 16 if shifted else 0
-    nk = [t + c0 for t in key_tiles(s, bm, bn, causal, off)]
+    nk = [t + c0 for t in key_tiles(s, bm, bn, causal, off, sk)]
     n = len(nk)
     if not (causal and n > 1 and n * heads >= 2 * sms):  # kernel.cuh: when tiles are paired
         return [nk[n - 1 - k] for _ in range(heads) for k in range(n)]
@@ -49,22 +51,22 @@ def units(s, bm, bn, heads, causal, schedule, sms, c0, split=0):
     return pairs + single
 
 
-def split_search(b, h, s, bm, bn, sms=132, c0=0.5):
+def split_search(b, h, s, bm, bn, sms=132, c0=0.5, sk=None):
     """sched_plan.cu's choice: the split with the least busiest block (ties: fewer split)."""
     n, heads = math.ceil(s / bm), b * h
     if heads * (n - n // 2) > 16 * sms:
         return 0
-    none = efficiency(b, h, s, bm, bn, True, "split", sms, c0, 0)[0]
+    none = efficiency(b, h, s, bm, bn, True, "split", sms, c0, 0, sk)[0]
     best = (none, 0)
     for m in range(1, min(12, n // 2) + 1):
         if heads * (n - 2 * (n // 2 - m)) > 2 * sms:
             break
-        best = min(best, (efficiency(b, h, s, bm, bn, True, "split", sms, c0, m)[0], m))
+        best = min(best, (efficiency(b, h, s, bm, bn, True, "split", sms, c0, m, sk)[0], m))
     return best[1] if best[0] <= 0.98 * none else 0  # at least 2 % less
 
 
-def efficiency(b, h, s, bm, bn, causal, schedule, sms=132, c0=0.5, split=0):
-    u = units(s, bm, bn, b * h, causal, schedule, sms, c0, split)
+def efficiency(b, h, s, bm, bn, causal, schedule, sms=132, c0=0.5, split=0, sk=None):
+    u = units(s, bm, bn, b * h, causal, schedule, sms, c0, split, sk)
     g = min(len(u), sms)
     block = [0.0] * g
     for i, c in enumerate(u):
