@@ -59,19 +59,26 @@ __device__ __forceinline__ void transpose_warp(uint32_t v, uint32_t vt, int lane
     const uint32_t st_row = 2 * (lane & 7) + (lane >> 4), sb = (lane >> 3) & 1;
     const uint32_t xd = swizzle_phase<C::SW_N>(st_row);
     const uint32_t src = v + lane * C::SW_D, dst = vt + st_row * C::SW_N;
+#ifndef WGMMA_TW_ROLLED
+#define WGMMA_TW_ROLLED 0 /* 1: the batch loop not unrolled (A/B builds: code size) */
+#endif
+#if WGMMA_TW_ROLLED
+#pragma unroll 1
+#else
 #pragma unroll
+#endif
     for (int k0 = 0; k0 < NU; k0 += BATCH) {
         uint32_t r[BATCH][4];
 #pragma unroll
         for (int i = 0; i < BATCH; i++) {
-            const int u = W + WARPS * (k0 + i), kv = u / CH, c = u % CH;
+            const uint32_t u = W + WARPS * (k0 + i), kv = u / CH, c = u % CH;
             if (k0 + i < NU)
                 ldmatrix_x4_trans(r[i], src + (uint32_t)((c / CS) * C::BN * C::SW_D + 32 * kv * C::SW_D) +
                                             (((uint32_t)(c % CS) ^ xs) << 4));
         }
 #pragma unroll
         for (int i = 0; i < BATCH; i++) {
-            const int u = W + WARPS * (k0 + i), kv = u / CH, c = u % CH;
+            const uint32_t u = W + WARPS * (k0 + i), kv = u / CH, c = u % CH;
             if (k0 + i < NU) {
                 const uint32_t e0 = byte_perm(r[i][0], r[i][1], 0x6420),
                                e1 = byte_perm(r[i][2], r[i][3], 0x6420);
