@@ -12,8 +12,8 @@ foreach(variant IN LISTS fp8attn_gpu_variants)
   set_tests_properties(gpu_matrix_${variant} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 endforeach()
 # The tool passes a workspace by default; wgmma then writes V^T there first on the matrix's
-# problems with enough repeats (query tiles x query heads per kv head: 10 on non-causal problems
-# of more than one wave, else 32; src/kernels/wgmma/wgmma_variant.cu, use_vt_pass) and
+# problems with enough repeats (query tiles x query heads per kv head: 17, hd64 10, on non-causal
+# problems of more than one wave, else 32; src/kernels/wgmma/wgmma_variant.cu, use_vt_pass) and
 # transposes in shared memory on the others. Without a workspace every problem takes the second
 # path. The
 # Python GPU tests check both paths bit for bit on multi-tile problems of every head dim.

@@ -110,12 +110,17 @@ int main(void)
         }
     }
     /* with a workspace: V^T written once when a V tile would be transposed often enough
-     * (wgmma_variant.cu, use_vt_pass): 16 times at (8,8,2048,256), 4 at (32,8,512,256); any
-     * sm_90 part has fewer SMs than the 1024 blocks of the first */
+     * (wgmma_variant.cu, use_vt_pass: 17 times, hd64 10, causal or one wave 32): 32 times at
+     * (4,8,4096,256), 16 at (8,8,2048,256), 4 at (32,8,512,256); any sm_90 part has fewer SMs
+     * than their 1024 blocks */
     if (hopper) {
-        p = problem(8, 8, 2048, 256);
+        p = problem(4, 8, 4096, 256);
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
         p.causal = 1; /* causal: 32 repeats needed */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
+        p = problem(8, 8, 2048, 256); /* 16 repeats: under the line since w35 */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
+        p.causal = 1;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
         p = problem(32, 8, 512, 256);
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
@@ -126,6 +131,8 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
         p.causal = 1;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
+        p = problem(8, 16, 2048, 128); /* 16 repeats */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
         p = problem(8, 32, 2048, 64); /* 11 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_vt");
         p.causal = 1; /* causal: 32 repeats needed (and 160-key tiles) */
