@@ -133,6 +133,10 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
         p = problem(8, 16, 2048, 128); /* 16 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
+        p = problem(8, 16, 2176, 128); /* 17 repeats: the line */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
+        p = problem(8, 32, 1920, 64); /* hd64: 10 repeats, its line */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd64_vt");
         p = problem(8, 32, 2048, 64); /* 11 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_vt");
         p.causal = 1; /* causal: 32 repeats needed (and 160-key tiles) */

@@ -35,8 +35,8 @@ int main(void)
                                           * would cost more there anyway) */
         {1, 5, 9727, 0, 128, 128, 26},   /* 12 pairs split: the most the planner may */
         {1, 6, 11033, 8533, 192, 160, 22}, /* Sq > Sk: 7 split */
-        {1, 8, 7048, 3524, 192, 128, 16},  /* Sq > Sk: 2 split (6 if the diagonal's offset
-                                            * seqlen_k - seqlen_q were left out) */
+        {1, 8, 7048, 3524, 192, 128, 16},  /* Sq > Sk: 2 split (12, leaving 6 pairs, if the
+                                            * diagonal's offset seqlen_k - seqlen_q were left out) */
     };
     for (size_t i = 0; i < sizeof model / sizeof model[0]; i++) {
         const int sk = model[i].sk ? model[i].sk : model[i].s;

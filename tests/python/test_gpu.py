@@ -336,7 +336,7 @@ def test_workspace_output_bit_identical(B, Hq, Hkv, S, D, causal):
 
 
 PAD_CASES = [(2, 8, 2, 200, d, c) for d in (64, 128, 256) for c in (False, True)] + [
-    (2, 8, 8, 2048, d, False) for d in (64, 128, 256)]
+    (2, 8, 8, 2048, 64, False), (2, 8, 4, 2048, 128, False), (2, 8, 4, 2048, 256, False)]
 
 
 @cuda_only
@@ -345,7 +345,8 @@ def test_out_view_padding_untouched(B, Hq, Hkv, S, D, causal):
     """O written into a view of a larger NaN-filled tensor (24 more columns per row, 3 more
     tokens): the view equals the contiguous result bit for bit, and not one element outside it
     changes. On Hopper the 2048-token cases run the V^T workspace kernels (hd128's stores O with
-    TMA), the 200-token ones the transposing kernels (16-byte stores from registers)."""
+    TMA; hd128 and hd256 with GQA 2 for 32 repeats, over the pass's line of 17), the 200-token
+    ones the transposing kernels (16-byte stores from registers)."""
     q, k, v, dq, dk, dv = _ws_problem(B, Hq, Hkv, S, D, 70 + D + causal)
     ref = fp8attn.attention(q, k, v, causal=causal, q_descale=dq, k_descale=dk, v_descale=dv,
                             out_dtype=torch.bfloat16)
