@@ -15,6 +15,14 @@
 
 #include <stdint.h>
 
+/* Swizzle phase of a row of a K-major tile of swizzle width SW: the value its 16-byte chunk
+ * index is XORed with (row % 8, (row / 2) % 4 or (row / 4) % 2, as above). */
+template <int SW>
+__device__ __forceinline__ uint32_t swizzle_phase(uint32_t row)
+{
+    return SW == 128 ? (row & 7) : SW == 64 ? ((row >> 1) & 3) : ((row >> 2) & 1);
+}
+
 /* Byte address of (row, byte kb) of a [R][K] K-major tile at `tile` with swizzle width SW; kb
  * must be a multiple of 16 (a whole chunk) or the caller adds kb % 16 itself. */
 template <int R, int SW>
@@ -25,8 +33,7 @@ __device__ __forceinline__ uint32_t kmajor_addr(uint32_t tile, int row, int kb)
      * transposer computes two of these per unit, docs/PERF.md w35) */
     const uint32_t r = (uint32_t)row, k = (uint32_t)kb;
     const uint32_t block = k / SW, chunk = (k % SW) >> 4;
-    const uint32_t x = SW == 128 ? (r & 7) : SW == 64 ? ((r >> 1) & 3) : ((r >> 2) & 1);
-    return tile + block * (R * SW) + r * SW + ((chunk ^ x) << 4);
+    return tile + block * (R * SW) + r * SW + ((chunk ^ swizzle_phase<SW>(r)) << 4);
 }
 
 /* wgmma shared-memory matrix descriptor (PTX ISA: "Matrix Descriptor Format") for the 64- or

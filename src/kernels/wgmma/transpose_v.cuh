@@ -31,12 +31,12 @@
 #define WGMMA_TW_ROLLED 0
 #endif
 
-/* Swizzle phase of a row of a K-major tile of swizzle width SW (smem_layout.cuh): the value its
- * 16-byte chunk index is XORed with. */
-template <int SW>
-__device__ __forceinline__ uint32_t swizzle_phase(uint32_t row)
+/* The second half of a unit: the four registers ldmatrix.trans gave, byte-permuted into V^T's
+ * key order (above), stored by stmatrix at `addr`. */
+__device__ __forceinline__ void store_unit(uint32_t addr, const uint32_t r[4])
 {
-    return SW == 128 ? (row & 7) : SW == 64 ? ((row >> 1) & 3) : ((row >> 2) & 1);
+    stmatrix_x4(addr, byte_perm(r[0], r[1], 0x6420), byte_perm(r[2], r[3], 0x6420),
+                byte_perm(r[0], r[1], 0x7531), byte_perm(r[2], r[3], 0x7531));
 }
 
 /* The units of transposer warp W: u = W + WARPS k (kv = u / CH, c = u % CH), W a compile-time
@@ -82,15 +82,10 @@ __device__ __forceinline__ void transpose_warp(uint32_t v, uint32_t vt, int lane
 #pragma unroll
         for (int i = 0; i < BATCH; i++) {
             const uint32_t u = W + WARPS * (k0 + i), kv = u / CH, c = u % CH;
-            if (k0 + i < NU) {
-                const uint32_t e0 = byte_perm(r[i][0], r[i][1], 0x6420),
-                               e1 = byte_perm(r[i][2], r[i][3], 0x6420);
-                const uint32_t o0 = byte_perm(r[i][0], r[i][1], 0x7531),
-                               o1 = byte_perm(r[i][2], r[i][3], 0x7531);
-                stmatrix_x4(dst + (uint32_t)((kv / KN) * C::D * C::SW_N + 16 * c * C::SW_N) +
-                                ((((uint32_t)(2 * (kv % KN)) + sb) ^ xd) << 4),
-                            e0, e1, o0, o1);
-            }
+            if (k0 + i < NU)
+                store_unit(dst + (uint32_t)((kv / KN) * C::D * C::SW_N + 16 * c * C::SW_N) +
+                               ((((uint32_t)(2 * (kv % KN)) + sb) ^ xd) << 4),
+                           r[i]);
         }
     }
 }
@@ -117,14 +112,8 @@ __device__ __forceinline__ void transpose_batches(uint32_t v, uint32_t vt, int w
 #pragma unroll
         for (int i = 0; i < BATCH; i++) {
             const uint32_t u = (uint32_t)(warp + WARPS * (k0 + i)), kv = u / CH, c = u % CH;
-            if (k0 + i < PER && (UNITS % WARPS == 0 || u < UNITS)) {
-                const uint32_t e0 = byte_perm(r[i][0], r[i][1], 0x6420),
-                               e1 = byte_perm(r[i][2], r[i][3], 0x6420);
-                const uint32_t o0 = byte_perm(r[i][0], r[i][1], 0x7531),
-                               o1 = byte_perm(r[i][2], r[i][3], 0x7531);
-                stmatrix_x4(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), e0, e1,
-                            o0, o1);
-            }
+            if (k0 + i < PER && (UNITS % WARPS == 0 || u < UNITS))
+                store_unit(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), r[i]);
         }
     }
 }
@@ -148,10 +137,7 @@ __device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int war
             if (UNITS % WARPS != 0 && u >= UNITS) break;
             uint32_t r[4];
             ldmatrix_x4_trans(r, kmajor_addr<C::BN, C::SW_D>(v, 32 * kv + lane, 16 * c));
-            const uint32_t e0 = byte_perm(r[0], r[1], 0x6420), e1 = byte_perm(r[2], r[3], 0x6420);
-            const uint32_t o0 = byte_perm(r[0], r[1], 0x7531), o1 = byte_perm(r[2], r[3], 0x7531);
-            stmatrix_x4(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), e0, e1, o0,
-                        o1);
+            store_unit(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), r);
         }
     } else {
         transpose_batches<C, BATCH>(v, vt, warp, lane);
