@@ -74,10 +74,11 @@ __device__ __forceinline__ float tile_scale_log2(const wgmma_params &p, const wg
     return p.scale_log2 * load_descale(p.q_descale, t.b, t.hq) * load_descale(p.k_descale, t.b, t.hk);
 }
 
-/* The per-lane view of one query tile that the turns below need: the warpgroup's first row,
- * this lane's first row (row_g and row_g + 8), the causal offset and the tile's scale. */
+/* The per-lane view of one query tile that the turns below need: this lane's first row (row_g
+ * and row_g + 8), the warpgroup's first key tile that needs a mask (mask.cuh) and the tile's
+ * scale. */
 struct wg_rows {
-    int row_lo, row_g, diag;
+    int row_g, jm;
     float sl2;
 };
 
@@ -103,7 +104,7 @@ __device__ __forceinline__ void overlap_first(const wgmma_params &p, const wg_sm
     reg_fence(s0);
     release(sm.k_empty(st), lane);
     if (n == 1) release(sm.q_empty(qs), lane);
-    mask_tile<C>(s0, 0, r.row_lo, r.row_g, lane & 3, p.seqlen_k, p.causal, r.diag);
+    mask_tile<C>(s0, p, 0, r.jm, r.row_g, lane & 3);
     softmax_tile(s0, m, l, r.sl2, alpha);
     pack_p(s0, pa);
 }
@@ -150,7 +151,7 @@ __device__ __forceinline__ void overlap_turn(const wgmma_params &p, const wg_sme
     if (EARLY_TEST)
         ready = mbar_test(sm.k_full(ring_stage<C>(gj + 1)), ring_phase<C>(gj + 1)) &
                 mbar_test(sm.vt_full(st), ph);
-    mask_tile<C>(s, j * C::BN, r.row_lo, r.row_g, lane & 3, p.seqlen_k, p.causal, r.diag);
+    mask_tile<C>(s, p, j, r.jm, r.row_g, lane & 3);
     if (spec_exp<C>()) {
         /* where ptxas hoists the default path's wait to (below): P_{j-1}.V_{j-1} done, so pa is
          * free for the new P */
@@ -195,6 +196,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
     const int row_lo = t.q0 + 64 * c;             /* first row of this warpgroup */
     const int row_g = row_lo + 16 * w + (lane >> 2); /* this lane's rows: row_g, row_g + 8 */
     const float sl2 = tile_scale_log2(p, t);
+    const int jm = first_masked_tile<C>(p, row_lo); /* key tiles j >= jm need the mask */
 
     float o[C::D / 2];
 #pragma unroll
@@ -228,7 +230,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 trace_stamp(c, wtid, g + j, 2);
                 release(sm.k_empty(st), lane);
                 if (j == n - 1) release(sm.q_empty(qs), lane); /* the producer may reuse Q's stage */
-                mask_tile<C>(s, j * C::BN, row_lo, row_g, tq, p.seqlen_k, p.causal, t.diag);
+                mask_tile<C>(s, p, j, jm, row_g, tq);
                 softmax_tile(s, m, l, sl2, alpha);
                 rescale_o(o, alpha);
                 pack_p(s, pa);
@@ -247,7 +249,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
             }
         } else {
             if (PINGPONG && c == 1) turn_pass<true>(c); /* consumer 0 goes first */
-            const wg_rows r = {row_lo, row_g, t.diag, sl2};
+            const wg_rows r = {row_g, jm, sl2};
             overlap_first<C, PINGPONG>(p, sm, q, qs, c, lane, g, n, r, m, l, pa);
             uint32_t ready = 0; /* this tile's two stages were seen full during the last one */
             for (int j = 1; j < n; j++)
@@ -321,13 +323,14 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
         mbar_wait(sm.q_full(0), q_phase<C>(0));
         trace_tile(c, wtid, 0, 1);
         overlap_first<C, false>(p, sm, sm.q_tile(0), 0, c, lane, 0, t.n_kt,
-                                wg_rows{t.q0 + 64 * c, t.q0 + row_q, t.diag, sl2}, m, l, pa);
+                                wg_rows{t.q0 + row_q, first_masked_tile<C>(p, t.q0 + 64 * c), sl2}, m, l,
+                                pa);
         uint32_t ready = 0; /* the next turn's two stages were seen full during this one */
         for (;;) {
             const int n = t.n_kt, qs = q_stage<C>(qi);
             const uint32_t q = sm.q_tile(qs);
             const int row_lo = t.q0 + 64 * c, row_g = t.q0 + row_q;
-            const wg_rows r = {row_lo, row_g, t.diag, sl2};
+            const wg_rows r = {row_g, first_masked_tile<C>(p, row_lo), sl2};
             for (int j = 1; j < n; j++)
                 overlap_turn<C, false, SKIP_RESCALE>(p, sm, q, qs, c, wtid, g0, j, n, r, o, m, l,
                                                      pa, ready);
@@ -355,7 +358,7 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
             if (EARLY_TEST)
                 ready = mbar_test(sm.k_full(ring_stage<C>(gn + 1)), ring_phase<C>(gn + 1)) &
                         mbar_test(sm.vt_full(st), ring_phase<C>(gn));
-            mask_tile<C>(s, 0, nt.q0 + 64 * c, nt.q0 + row_q, tq, p.seqlen_k, p.causal, nt.diag);
+            mask_tile<C>(s, p, 0, first_masked_tile<C>(p, nt.q0 + 64 * c), nt.q0 + row_q, tq);
             float mn[2] = {-INFINITY, -INFINITY}, ln[2] = {0.0f, 0.0f};
             const float sl2n = tile_scale_log2(p, nt);
             softmax_tile(s, mn, ln, sl2n, alpha);

@@ -6,11 +6,21 @@
 
 #include <math.h>
 
-/* Does the key tile [k0, k0 + BN) hold a key that one of rows [row_lo, row_lo + 64) must not see? */
+#include "config.cuh"
+
+/* The first key tile [j BN, j BN + BN) that holds a key one of rows [row_lo, row_lo + 64) must
+ * not see: past seqlen_k ((j + 1) BN > seqlen_k), or under the causal mask past the first row's
+ * diagonal (j BN + BN - 1 > row_lo + seqlen_k - seqlen_q). Once a tile meets either condition,
+ * every later one does, so tiles j >= this need the mask and the others none. Computed once per
+ * query tile, the key loop's test is one compare against one register instead of a sum over the
+ * rows' terms (hd256's `_vt` consumers spilled in the masked path with those, docs/PERF.md w36).
+ * row_lo + (seqlen_k - seqlen_q) + 1 <= seqlen_k: no overflow. */
 template <class C>
-__device__ __forceinline__ bool tile_needs_mask(int k0, int row_lo, int seqlen_k, int causal, int diag)
+__device__ __forceinline__ int first_masked_tile(const wgmma_params &p, int row_lo)
 {
-    return k0 + C::BN > seqlen_k || (causal && k0 + C::BN - 1 > row_lo + diag);
+    int j = p.seqlen_k / C::BN;
+    if (p.causal) j = min(j, max(row_lo + (p.seqlen_k - p.seqlen_q) + 1, 0) / C::BN);
+    return j;
 }
 
 /* row_g: this lane's first row (its second is row_g + 8); t = lane % 4. */
@@ -31,14 +41,13 @@ __device__ __forceinline__ void apply_mask(float (&s)[C::BN / 2], int k0, int ro
     }
 }
 
-/* The mask of key tile [k0, k0 + BN) for this warpgroup's rows (row_lo: its first row), if the
- * tile needs one. */
+/* The mask of key tile j for this lane's rows, if the tile needs one (j >= jm, the warpgroup's
+ * first_masked_tile). */
 template <class C>
-__device__ __forceinline__ void mask_tile(float (&s)[C::BN / 2], int k0, int row_lo, int row_g,
-                                          int t, int seqlen_k, int causal, int diag)
+__device__ __forceinline__ void mask_tile(float (&s)[C::BN / 2], const wgmma_params &p, int j, int jm,
+                                          int row_g, int t)
 {
-    if (tile_needs_mask<C>(k0, row_lo, seqlen_k, causal, diag))
-        apply_mask<C>(s, k0, row_g, t, seqlen_k, causal, diag);
+    if (j >= jm) apply_mask<C>(s, j * C::BN, row_g, t, p.seqlen_k, p.causal, p.seqlen_k - p.seqlen_q);
 }
 
 #endif

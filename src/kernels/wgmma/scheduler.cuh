@@ -51,7 +51,22 @@ __device__ __forceinline__ int unit_tiles(const wgmma_params &p, int u)
     return p.pair_tiles && u < pair_units(p) ? 2 : 1;
 }
 
-/* Tile k (0 or 1) of unit u. */
+/* WGMMA_FASTDIV 1 (default): unit_tile divides by multiply-shifts (fastdiv.h); 0: by the
+ * hardware-less 32-bit division (A/B builds; docs/PERF.md w36). */
+#ifndef WGMMA_FASTDIV
+#define WGMMA_FASTDIV 1
+#endif
+
+/* n / d for 0 <= n < 2^31, d's multiplier and shift in f (fastdiv.h; mul 0: d = 1); d itself
+ * for the WGMMA_FASTDIV 0 builds. */
+__device__ __forceinline__ int fast_div(int n, fp8attn_fastdiv_t f, int d)
+{
+    if (!WGMMA_FASTDIV) return n / d;
+    return f.mul ? (int)(__umulhi((uint32_t)n, f.mul) >> f.shr) : n;
+}
+
+/* Tile k (0 or 1) of unit u. The divisions are multiply-shifts (fastdiv.h): every block's
+ * producer and consumers compute this at the start of each query tile. */
 template <class C>
 __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k)
 {
@@ -60,21 +75,21 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
     if (p.pair_tiles) {
         const int kp = p.pairs_per_head, pu = pair_units(p);
         if (u < pu) {
-            const int pi = u % kp;
+            hb = fast_div(u, p.div_pairs, kp);
+            const int pi = u - hb * kp;
             t.qt = k == 0 ? p.n_q_tiles - 1 - pi : pi;
-            hb = u / kp;
         } else { /* the middle tiles kp .. n_q_tiles - 1 - kp, the longest (highest) first */
-            const int s = u - pu, heads = p.h_q * p.batch;
-            t.qt = p.n_q_tiles - 1 - kp - s / heads;
-            hb = s % heads;
+            const int s = u - pu, heads = p.h_q * p.batch, r = fast_div(s, p.div_heads, heads);
+            t.qt = p.n_q_tiles - 1 - kp - r;
+            hb = s - r * heads;
         }
     } else {
-        t.qt = p.n_q_tiles - 1 - u % p.n_q_tiles;
-        hb = u / p.n_q_tiles;
+        hb = fast_div(u, p.div_q_tiles, p.n_q_tiles);
+        t.qt = p.n_q_tiles - 1 - (u - hb * p.n_q_tiles);
     }
-    t.hq = hb % p.h_q;
-    t.b = hb / p.h_q;
-    t.hk = t.hq / p.heads_per_kv;
+    t.b = fast_div(hb, p.div_h_q, p.h_q);
+    t.hq = hb - t.b * p.h_q;
+    t.hk = fast_div(t.hq, p.div_per_kv, p.heads_per_kv);
     t.q0 = t.qt * C::BM - p.q_off; /* may be negative: rows < 0 are TMA's zero fill, never stored */
     t.diag = p.seqlen_k - p.seqlen_q;
     int kv_end = p.seqlen_k;
@@ -87,7 +102,8 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
  * skip nothing (a tile with no key to visit, n_kt == 0, is passed to both):
  *   for (wg_sched s = sched_begin(p); s.u < p.n_units; sched_next(p, s)) { unit_tile(p, s.u, s.k) } */
 struct wg_sched {
-    int u, k, nt; /* unit, tile within it, tiles in it */
+    int u, k; /* unit, tile within it (the unit's tile count is recomputed, unit_tiles: one
+               * register less across the producer's and consumers' loops, docs/PERF.md w36) */
 };
 
 __device__ __forceinline__ wg_sched sched_begin(const wgmma_params &p)
@@ -95,17 +111,15 @@ __device__ __forceinline__ wg_sched sched_begin(const wgmma_params &p)
     wg_sched s;
     s.u = blockIdx.x;
     s.k = 0;
-    s.nt = s.u < p.n_units ? unit_tiles(p, s.u) : 0;
     return s;
 }
 
 __device__ __forceinline__ void sched_next(const wgmma_params &p, wg_sched &s)
 {
-    if (++s.k < s.nt) return;
+    if (++s.k < unit_tiles(p, s.u)) return; /* s.u < n_units: the walk's condition */
     const int64_t next = (int64_t)s.u + gridDim.x; /* gridDim.x may be n_units, up to 2^31 - 1 */
     s.u = next < p.n_units ? (int)next : p.n_units;
     s.k = 0;
-    s.nt = s.u < p.n_units ? unit_tiles(p, s.u) : 0;
 }
 
 #endif
