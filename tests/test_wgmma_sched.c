@@ -27,7 +27,7 @@ static void check_divisor(int32_t d, uint64_t *rng, int n_rand)
 {
     const fp8attn_fastdiv_t f = fp8attn_fastdiv_make(d);
     const int64_t top = INT32_MAX;
-    int64_t ns[12] = {0, 1, d - 1, d, d + 1, 2 * (int64_t)d - 1, 2 * (int64_t)d, top,
+    int64_t ns[12] = {0, 1, d - 1, d, (int64_t)d + 1, 2 * (int64_t)d - 1, 2 * (int64_t)d, top,
                       top - 1, top / d * d, top / d * d - 1, top - d};
     for (int i = 0; i < 12 + n_rand; i++) {
         const int64_t n = i < 12 ? ns[i] : (int64_t)(splitmix64(rng) % ((uint64_t)top + 1));

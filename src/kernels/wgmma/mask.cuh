@@ -14,7 +14,8 @@
  * every later one does, so tiles j >= this need the mask and the others none. Computed once per
  * query tile, the key loop's test is one compare against one register instead of a sum over the
  * rows' terms (hd256's `_vt` consumers spilled in the masked path with those, docs/PERF.md w36).
- * row_lo + (seqlen_k - seqlen_q) + 1 <= seqlen_k: no overflow. */
+ * row_lo < seqlen_q + BM, so row_lo + (seqlen_k - seqlen_q) + 1 <= seqlen_k + BM, which the
+ * dispatch's seqlen limit (2^31 - 257) keeps in int. */
 template <class C>
 __device__ __forceinline__ int first_masked_tile(const wgmma_params &p, int row_lo)
 {
