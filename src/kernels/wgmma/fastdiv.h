@@ -10,7 +10,10 @@
  *   n / d = umulhi(n, mul) >> shr:
  * n / d + n e / (d 2^(31+l)) with e = mul d - 2^(31+l) < d adds less than 2^-l <= 1/d to n / d,
  * too little to reach the next integer. d = 1: mul = 0, and the quotient is n itself.
- * Plain C: the host fills the kernel parameters with it and tests/test_wgmma_sched.c checks it. */
+ * Plain C: the host fills the kernel parameters with it and tests/test_wgmma_sched.c checks it.
+ * The quantizer's qm_fastdiv_t (quant/quant_math.cuh; n < 2^32, one add more) is the same idea
+ * written earlier. The two should become one header under src/kernels/; that changes these
+ * kernels' SASS, so it waits for a device run. */
 #ifndef FP8ATTN_WGMMA_FASTDIV_H
 #define FP8ATTN_WGMMA_FASTDIV_H
 
