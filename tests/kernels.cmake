@@ -1,6 +1,8 @@
 # Compiled-kernel checks that need no GPU: native FP8 MMA in the sm_89 SASS, zero spills.
 add_test(NAME kernels_sass_and_spills
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_kernels_sass.sh $<TARGET_FILE:fp8attn_cli>)
+# The kernels' division by a launch-constant divisor (src/kernels/fastdiv.h): no GPU needed.
+fp8attn_c_test(test_fastdiv test_fastdiv.c)
 # The wgmma scheduler's host planner (where the family is built): no GPU needed.
 if(TARGET fp8attn_wgmma)
   fp8attn_c_test(test_wgmma_sched test_wgmma_sched.c)

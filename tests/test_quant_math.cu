@@ -6,8 +6,8 @@
  *    value, the codec's boundary values scaled by d, random bit patterns and random values, for
  *    descales of every kind (typical amax / 448, powers of two, the fast-path limits and beyond,
  *    FLT_MIN, subnormal);
- *  - the descale of an amax equals fp8attn_compute_descales' (FLT_MIN floor, amax 0 -> 1);
- *  - the multiply-shift division equals n / d.
+ *  - the descale of an amax equals fp8attn_compute_descales' (FLT_MIN floor, amax 0 -> 1).
+ * (The quantizer's index division, kernels/fastdiv.h, is checked by test_fastdiv.c.)
  * `test_quant_math --exhaustive D...` runs every float x for the given descales (minutes). */
 #include <float.h>
 #include <math.h>
@@ -144,35 +144,6 @@ static void test_descales(void)
     printf("descales: %s\n", g_failures == before ? "ok" : "FAILED");
 }
 
-static void check_div(uint32_t n, uint32_t d)
-{
-    const qm_fastdiv_t f = qm_fastdiv_make(d);
-    const uint32_t got = qm_div_u32(n, f);
-    CHECK(got == n / d, "%u / %u: %u, want %u", n, d, got, n / d);
-}
-
-static void test_fastdiv(void)
-{
-    uint64_t rng = 13;
-    const long before = g_failures;
-    uint32_t d;
-    long i;
-    for (d = 1; d <= 4100; d++) {
-        const uint32_t edges[8] = {0u, 1u, d - 1u, d, d + 1u, 0xFFFFFFFFu, 0xFFFFFFFFu - d, 0x80000000u};
-        int k;
-        for (k = 0; k < 8; k++) check_div(edges[k], d);
-        for (k = 0; k < 64; k++) check_div((uint32_t)splitmix64(&rng), d);
-    }
-    for (i = 0; i < 2000000; i++) {
-        const uint64_t r = splitmix64(&rng);
-        uint32_t dd = (uint32_t)(r >> 32) >> (r % 32u);
-        if (dd == 0) dd = 1;
-        check_div((uint32_t)r, dd);
-        check_div(0xFFFFFFFFu - (uint32_t)(r % 7u), dd);
-    }
-    printf("fastdiv: %s\n", g_failures == before ? "ok" : "FAILED");
-}
-
 /* Every float x for each descale given on the command line. */
 static int exhaustive(int argc, char **argv)
 {
@@ -192,7 +163,6 @@ static int exhaustive(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--exhaustive")) return exhaustive(argc, argv);
-    test_fastdiv();
     test_descales();
     test_quotients();
     if (g_failures) {

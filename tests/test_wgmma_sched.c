@@ -1,13 +1,10 @@
 /* Tests the wgmma tile scheduler's host planner (src/kernels/wgmma/sched_plan.cu): how many
  * query-tile pairs each head of a causal problem keeps, against the independent model in
  * docs/models/sched_balance.py (its "kp" column, 132 SMs), and its bounds on random problems.
- * And the scheduler's divisions by multiply-shift (src/kernels/wgmma/fastdiv.h) against C's
- * division, over every divisor up to 4096, powers of two and their neighbours up to 2^31 - 1, and
- * random ones, each at its edge numerators (0, multiples +- 1, 2^31 - 1) and random ones. */
+ * (The scheduler's divisions, kernels/fastdiv.h, have their own test: test_fastdiv.c.) */
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kernels/wgmma/fastdiv.h"
 #include "kernels/wgmma/wgmma_host.h"
 #include "test_util.h"
 
@@ -22,40 +19,8 @@ static int plan(int b, int h, int s, int bm, int bn, int grid)
     return plan_qk(b, h, s, s, bm, bn, grid);
 }
 
-/* every quotient fastdiv gives for divisor d at its edge numerators and n_rand random ones */
-static void check_divisor(int32_t d, uint64_t *rng, int n_rand)
-{
-    const fp8attn_fastdiv_t f = fp8attn_fastdiv_make(d);
-    const int64_t top = INT32_MAX;
-    int64_t ns[12] = {0, 1, d - 1, d, (int64_t)d + 1, 2 * (int64_t)d - 1, 2 * (int64_t)d, top,
-                      top - 1, top / d * d, top / d * d - 1, top - d};
-    for (int i = 0; i < 12 + n_rand; i++) {
-        const int64_t n = i < 12 ? ns[i] : (int64_t)(splitmix64(rng) % ((uint64_t)top + 1));
-        if (n < 0 || n > top) continue;
-        const int32_t q = fp8attn_fastdiv_host((int32_t)n, f);
-        CHECK(q == (int32_t)(n / d), "fastdiv %lld / %d = %d, expected %lld", (long long)n, d, q,
-              (long long)(n / d));
-    }
-}
-
-static void check_fastdiv(void)
-{
-    uint64_t rng = 0x5eed0f00d;
-    for (int32_t d = 1; d <= 4096; d++) check_divisor(d, &rng, 64);
-    for (int l = 12; l <= 30; l++)
-        for (int32_t e = -1; e <= 1; e++) check_divisor((int32_t)((1 << l) + e), &rng, 256);
-    check_divisor(INT32_MAX, &rng, 256);
-    for (int i = 0; i < 4096; i++)
-        check_divisor((int32_t)(splitmix64(&rng) % INT32_MAX) + 1, &rng, 64);
-    /* d = 1 is the identity; a power of two a plain shift */
-    CHECK(fp8attn_fastdiv_make(1).mul == 0, "divisor 1: mul %u", fp8attn_fastdiv_make(1).mul);
-    CHECK(fp8attn_fastdiv_make(64).mul == 0x80000000u && fp8attn_fastdiv_make(64).shr == 5,
-          "divisor 64: mul %#x shr %u", fp8attn_fastdiv_make(64).mul, fp8attn_fastdiv_make(64).shr);
-}
-
 int main(void)
 {
-    check_fastdiv();
     static const struct {
         int b, h, s, sk, bm, bn, kp; /* sk 0: sk = s */
     } model[] = {

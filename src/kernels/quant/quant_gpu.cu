@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "kernels/fastdiv.h"
 #include "kernels/kernels.h"
 #include "kernels/quant/quant.h"
 #include "quant_math.cuh"
@@ -44,7 +45,7 @@ struct quant_args {
     float *descale_out;   /* dynamic */
     int gran;
     uint32_t n_chunks, heads, seqlen, cpr;
-    qm_fastdiv_t div_cpr, div_s, div_h;
+    fp8attn_fastdiv_t div_cpr, div_s, div_h;
 };
 
 struct chunk_pos {
@@ -54,11 +55,11 @@ struct chunk_pos {
 __device__ __forceinline__ chunk_pos locate(const quant_args &a, uint32_t c)
 {
     chunk_pos p;
-    uint32_t row = qm_div_u32(c, a.div_cpr);
+    uint32_t row = fp8attn_fastdiv(c, a.div_cpr);
     p.k = c - row * a.cpr;
-    p.bh = qm_div_u32(row, a.div_s);
+    p.bh = fp8attn_fastdiv(row, a.div_s);
     p.s = row - p.bh * a.seqlen;
-    p.b = qm_div_u32(p.bh, a.div_h);
+    p.b = fp8attn_fastdiv(p.bh, a.div_h);
     p.h = p.bh - p.b * a.heads;
     return p;
 }
@@ -446,9 +447,9 @@ extern "C" fp8attn_status_t fp8attn_quant_launch(const fp8attn_quant_params_t *p
     a.heads = (uint32_t)x->heads;
     a.seqlen = (uint32_t)x->seqlen;
     a.cpr = (uint32_t)cpr;
-    a.div_cpr = qm_fastdiv_make((uint32_t)cpr);
-    a.div_s = qm_fastdiv_make((uint32_t)x->seqlen);
-    a.div_h = qm_fastdiv_make((uint32_t)x->heads);
+    a.div_cpr = fp8attn_fastdiv_make((uint32_t)cpr);
+    a.div_s = fp8attn_fastdiv_make((uint32_t)x->seqlen);
+    a.div_h = fp8attn_fastdiv_make((uint32_t)x->heads);
 
     const quant_kernel_t *k = k_kernels[x->type][vec];
     if (!dynamic) return launch(k[0], a, info.sm_count, s, "quantize");

@@ -155,37 +155,4 @@ QM_HD float qm_descale_of(uint32_t amax_bits, float format_max)
     return qm_bits(d) < QM_FLT_MIN_BITS ? qm_float(QM_FLT_MIN_BITS) : d;
 }
 
-/* ---- n / d and n % d for a divisor fixed at launch, n < 2^32 ----
- * With l = ceil(log2 d) and m = floor(2^32 (2^l - d) / d) + 1 (< 2^32), n / d is
- * (umulhi(n, m) + n) >> l, the sum taken in 64 bits (the round-up method of Granlund and
- * Montgomery). */
-typedef struct qm_fastdiv {
-    uint32_t d, m, l;
-} qm_fastdiv_t;
-
-static inline qm_fastdiv_t qm_fastdiv_make(uint32_t d) /* host; d >= 1 */
-{
-    qm_fastdiv_t f;
-    uint32_t l = 0;
-    while (l < 32 && (1ull << l) < d) l++;
-    f.d = d;
-    f.l = l;
-    f.m = (uint32_t)((((1ull << l) - d) << 32) / d + 1);
-    return f;
-}
-
-QM_HD uint32_t qm_umulhi(uint32_t a, uint32_t b)
-{
-#ifdef __CUDA_ARCH__
-    return __umulhi(a, b);
-#else
-    return (uint32_t)(((uint64_t)a * b) >> 32);
-#endif
-}
-
-QM_HD uint32_t qm_div_u32(uint32_t n, qm_fastdiv_t f)
-{
-    return (uint32_t)(((uint64_t)qm_umulhi(n, f.m) + n) >> f.l);
-}
-
 #endif

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "fp8attn.h"
-#include "fastdiv.h"
+#include "kernels/fastdiv.h"
 
 /* WGMMA_EPI_TMA 1: every kernel with room in shared memory for its O tile writes O there and
  * lets a TMA store copy it out (epilogue.cuh); 0 (default): only the configurations that ask for
@@ -144,8 +144,8 @@ struct wgmma_params {
     int32_t n_units;   /* work units (scheduler.cuh); block i takes units i, i + gridDim.x, ... */
     int32_t pair_tiles; /* 1: a unit is two query tiles of one head (causal load balance) */
     int32_t pairs_per_head; /* with pair_tiles: the pairs a head runs as units (scheduler.cuh) */
-    /* unit_tile's divisors as multiply-shifts (fastdiv.h): n_q_tiles, pairs_per_head (1 where
-     * no pairs run), h_q * batch, h_q, heads_per_kv */
+    /* unit_tile's divisors as multiply-shifts (kernels/fastdiv.h): n_q_tiles, pairs_per_head
+     * (1 where no pairs run), h_q * batch, h_q, heads_per_kv */
     fp8attn_fastdiv_t div_q_tiles, div_pairs, div_heads, div_h_q, div_per_kv;
     float scale_log2;  /* softmax_scale * log2(e) */
     void *o;           /* uint16_t elements */

@@ -94,7 +94,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
                                                                      wp.q_off, p->seqlen_q,
                                                                      p->seqlen_k, heads, (int)slots)
                                       : 0;
-    if (wp.pairs_per_head > 0) wp.div_pairs = fp8attn_fastdiv_make(wp.pairs_per_head);
+    if (wp.pairs_per_head > 0) wp.div_pairs = fp8attn_fastdiv_make((uint32_t)wp.pairs_per_head);
     /* a head's units: its pairs, then its other tiles one by one */
     wp.n_units = (int32_t)(wp.pair_tiles ? (wp.n_q_tiles - wp.pairs_per_head) * heads : tiles);
     const int64_t grid = persist && wp.n_units > slots ? slots : wp.n_units;

@@ -51,21 +51,21 @@ __device__ __forceinline__ int unit_tiles(const wgmma_params &p, int u)
     return p.pair_tiles && u < pair_units(p) ? 2 : 1;
 }
 
-/* WGMMA_FASTDIV 1 (default): unit_tile divides by multiply-shifts (fastdiv.h); 0: by the
+/* WGMMA_FASTDIV 1 (default): unit_tile divides by multiply-shifts (kernels/fastdiv.h); 0: by the
  * hardware-less 32-bit division (A/B builds; docs/PERF.md w36). */
 #ifndef WGMMA_FASTDIV
 #define WGMMA_FASTDIV 1
 #endif
 
-/* n / d for 0 <= n < 2^31, d's multiplier and shift in f (fastdiv.h; mul 0: d = 1); d itself
- * for the WGMMA_FASTDIV 0 builds. */
+/* n / d for 0 <= n < 2^31 and 1 <= d < 2^31, d's multiplier and shift in f (kernels/fastdiv.h,
+ * its 32-bit form); d itself for the WGMMA_FASTDIV 0 builds. */
 __device__ __forceinline__ int fast_div(int n, fp8attn_fastdiv_t f, int d)
 {
     if (!WGMMA_FASTDIV) return n / d;
-    return f.mul ? (int)(__umulhi((uint32_t)n, f.mul) >> f.shr) : n;
+    return (int)fp8attn_fastdiv31((uint32_t)n, f);
 }
 
-/* Tile k (0 or 1) of unit u. The divisions are multiply-shifts (fastdiv.h): every block's
+/* Tile k (0 or 1) of unit u. The divisions are multiply-shifts (kernels/fastdiv.h): every block's
  * producer and consumers compute this at the start of each query tile. */
 template <class C>
 __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k)

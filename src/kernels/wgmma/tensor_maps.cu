@@ -180,10 +180,10 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
     /* causal: the partial query tile is the first (fewest keys), not the last (all of them); a
      * multiple of 16 so that each warp's 16 rows are all before row 0 or none (epilogue.cuh) */
     out->q_off = WGMMA_Q_SHIFT && p->causal ? (out->n_q_tiles * bm - p->seqlen_q) & ~15 : 0;
-    out->div_q_tiles = fp8attn_fastdiv_make(out->n_q_tiles);
-    out->div_heads = fp8attn_fastdiv_make(p->h_q * p->batch); /* < 2^31: pick() caps the tiles */
-    out->div_h_q = fp8attn_fastdiv_make(p->h_q);
-    out->div_per_kv = fp8attn_fastdiv_make(out->heads_per_kv);
+    out->div_q_tiles = fp8attn_fastdiv_make((uint32_t)out->n_q_tiles);
+    out->div_heads = fp8attn_fastdiv_make((uint32_t)(p->h_q * p->batch)); /* < 2^31: pick() caps the tiles */
+    out->div_h_q = fp8attn_fastdiv_make((uint32_t)p->h_q);
+    out->div_per_kv = fp8attn_fastdiv_make((uint32_t)out->heads_per_kv);
     out->div_pairs = fp8attn_fastdiv_make(1); /* the launch sets it with pairs_per_head */
     out->scale_log2 = fp8attn_effective_scale(p) * FP8ATTN_LOG2E;
     out->o = p->o;

@@ -18,7 +18,17 @@
 typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1, false, false, true, WGMMA_HD128_N224_TBATCH,
                   false>
     wg_cfg_hd128_n224;
-/* the _vt kernel without the cross-tile overlap: with it the consumers spill 16 bytes */
-typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1, true, 1, false> wg_cfg_hd128_n224_vt;
+/* The _vt kernel: its producer is one thread issuing loads. At 40 registers the consumers get 232,
+ * and with the cross-tile overlap (CROSS) they spill 16 bytes. At 24 (consumers 240) the overlap
+ * compiles without a spill, but it measured no faster (4k-16k, causal and not), and 24 alone
+ * measured 1.5-2.5 % slower (docs/PERF.md w37). Both stay A/B switches. */
+#ifndef WGMMA_HD128_N224_VT_PREGS
+#define WGMMA_HD128_N224_VT_PREGS WGMMA_HD128_N224_PREGS
+#endif
+#ifndef WGMMA_HD128_N224_VT_CROSS
+#define WGMMA_HD128_N224_VT_CROSS false
+#endif
+typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_VT_PREGS, 1, true, 1, WGMMA_HD128_N224_VT_CROSS>
+    wg_cfg_hd128_n224_vt;
 FP8ATTN_WGMMA_INSTANCE(hd128_n224, wg_cfg_hd128_n224, wg_cfg_hd128_n224_vt, 1, 1, WGMMA_PINGPONG,
                        WGMMA_VT_PINGPONG)
