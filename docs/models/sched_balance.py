@@ -15,6 +15,10 @@ busiest block; the ideal spreads the total evenly. Prints, per shape, the modell
            with at most two rounds of single tiles, searched only up to 16 rounds of units, and
            only where it takes at least 2 % off the busiest block;
            kp = the pairs a head keeps (tests/test_wgmma_sched.c checks sched_plan.cu against it)
+  snake    no pairs: every tile a unit, longest first across heads (tiles counted from the last
+           row up), block i taking the i-th of each round of G units in even rounds and the
+           (G-1-i)-th in odd full rounds (scheduler.cuh snake_unit, WGMMA_SNAKE builds; docs/PERF.md
+           w37: it ignores L2, and measured -12.5 % at (8,16,2048,128) causal where it predicts 0)
 Within 0.5 % of the bench on the H100 at (8,32,2048,64) causal: predicted 1.085 / 1.136,
 measured 1.071-1.088 / 1.120-1.136. Run: python3 sched_balance.py [SMS] (default 132).
 """
@@ -66,11 +70,18 @@ def split_search(b, h, s, bm, bn, sms=132, c0=0.5, sk=None):
 
 
 def efficiency(b, h, s, bm, bn, causal, schedule, sms=132, c0=0.5, split=0, sk=None):
-    u = units(s, bm, bn, b * h, causal, schedule, sms, c0, split, sk)
+    if schedule == "snake":
+        off = (math.ceil(s / bm) * bm - s) // 16 * 16 if causal else 0
+        nk = [t + c0 for t in key_tiles(s, bm, bn, causal, off, sk)]
+        u = [nk[qt] for qt in range(len(nk) - 1, -1, -1) for _ in range(b * h)]
+    else:
+        u = units(s, bm, bn, b * h, causal, schedule, sms, c0, split, sk)
     g = min(len(u), sms)
     block = [0.0] * g
     for i, c in enumerate(u):
-        block[i % g] += c
+        r, col = divmod(i, g)
+        reverse = schedule == "snake" and r % 2 == 1 and (r + 1) * g <= len(u)
+        block[g - 1 - col if reverse else col] += c
     return max(block), sum(u) / sms
 
 
@@ -95,7 +106,7 @@ SHAPES = [
 
 if __name__ == "__main__":
     sms = int(sys.argv[1]) if len(sys.argv) > 1 else 132
-    names = ("old", "last", "last+off", "split")
+    names = ("old", "last", "last+off", "split", "snake")
     print(f"{'shape':20s} {'n_q':>4s}  " + "  ".join(f"{s:>19s}" for s in names) + "  kp")
     for name, b, h, s, bm, bn, causal in SHAPES:
         base = None

@@ -90,14 +90,16 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     wp.pair_tiles =
         persist && WGMMA_PAIR_TILES && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
     const int64_t heads = (int64_t)p->h_q * p->batch;
-    wp.pairs_per_head = wp.pair_tiles ? fp8attn_wgmma_pairs_per_head(wp.n_q_tiles, C::BM, C::BN,
-                                                                     wp.q_off, p->seqlen_q,
-                                                                     p->seqlen_k, heads, (int)slots)
-                                      : 0;
+    if (WGMMA_SNAKE && wp.pair_tiles) wp.pair_tiles = 2; /* every tile a unit (scheduler.cuh) */
+    wp.pairs_per_head = wp.pair_tiles == 1
+                            ? fp8attn_wgmma_pairs_per_head(wp.n_q_tiles, C::BM, C::BN, wp.q_off,
+                                                           p->seqlen_q, p->seqlen_k, heads, (int)slots)
+                            : 0;
     if (wp.pairs_per_head > 0) wp.div_pairs = fp8attn_fastdiv_make((uint32_t)wp.pairs_per_head);
     /* a head's units: its pairs, then its other tiles one by one */
     wp.n_units = (int32_t)(wp.pair_tiles ? (wp.n_q_tiles - wp.pairs_per_head) * heads : tiles);
     const int64_t grid = persist && wp.n_units > slots ? slots : wp.n_units;
+    if (wp.pair_tiles == 2) wp.div_pairs = fp8attn_fastdiv_make((uint32_t)grid);
     void *args[] = {(void *)&wp};
     cudaError_t e = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          C::SMEM_BYTES);

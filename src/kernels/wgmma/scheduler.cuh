@@ -65,6 +65,23 @@ __device__ __forceinline__ int fast_div(int n, fp8attn_fastdiv_t f, int d)
     return (int)fp8attn_fastdiv31((uint32_t)n, f);
 }
 
+/* WGMMA_SNAKE 1: causal problems that would pair their tiles run every query tile as its own unit,
+ * longest first across heads, and the block walk reverses every odd full round (snake), so a block
+ * that took one of a round's longer tiles takes one of the next round's shorter ones; the last
+ * rounds hold the shortest tiles, which even out the end. 0 (default): pairs (A/B builds). */
+#ifndef WGMMA_SNAKE
+#define WGMMA_SNAKE 0
+#endif
+
+/* With snake (pair_tiles 2, pairs_per_head 0): the unit at position u of the walk. Round
+ * r = u / gridDim.x runs positions r G .. r G + G - 1; an odd round that is full runs them in
+ * reverse (a partial last round forward, so every unit below n_units runs once). */
+__device__ __forceinline__ int snake_unit(const wgmma_params &p, int u)
+{
+    const int g = gridDim.x, r = fast_div(u, p.div_pairs, g), base = r * g; /* div_pairs: the grid */
+    return (r & 1) && base <= p.n_units - g ? base + (base + g - 1 - u) : u; /* no overflow */
+}
+
 /* Tile k (0 or 1) of unit u. The divisions are multiply-shifts (kernels/fastdiv.h): every block's
  * producer and consumers compute this at the start of each query tile. */
 template <class C>
@@ -72,6 +89,7 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
 {
     wg_tile t;
     int hb; /* head + h_q * batch */
+    if (WGMMA_SNAKE && p.pair_tiles == 2) u = snake_unit(p, u);
     if (p.pair_tiles) {
         const int kp = p.pairs_per_head, pu = pair_units(p);
         if (u < pu) {
