@@ -14,12 +14,17 @@ shapes also the GPU time per call of a CUDA graph of back-to-back calls (launch 
 Accuracy: rel RMSE of each system against an fp64 reference on the same FP8 inputs (S <= 2048).
 
   python -m fp8attn.bench [--out DIR] [--full] [--seqlens 512,2048] [--iters 20] [--overhead]
+                         [--shapes 'B,H,S,D[,c];...'] [--alternate ROUNDS]
 
 Writes DIR/bench.json and, with matplotlib, DIR/tflops.png (TFLOPS against sequence length, one
 panel per head dim and mask, one bar per system) and DIR/latency.png (the small shapes).
 --overhead adds the host cost per eager call (fp8attn.attention, fp8attn.flash_attn_func, FA3's
 flash_attn_func, the raw C API through ctypes) and the CUDA-graph GPU time per call of
 fp8attn.attention against the raw C API.
+--alternate ROUNDS times fp8attn and FA3 FP8 in turn, ROUNDS times per shape, reads the GPU's SM
+clock, power and throttle reasons (nvidia-smi) after each, and reports the median and quartiles of
+the per-round ratio: on long shapes the GPU runs at its power cap and single figures move by
+several % (docs/PERF.md w37). --shapes limits either mode to the shapes given.
 """
 import argparse
 import json
@@ -122,6 +127,58 @@ class Bench:
         return {"p50_us": _pct(t, 50), "p10_us": _pct(t, 10), "p90_us": _pct(t, 90)}
 
     # ---- one shape ----
+    def fp8_calls(self, q, k, v, dq, dk, dv, causal, scale):
+        """{name: (call, its output)} for fp8attn (the default variant, or --variant) and, where
+        it imports, FA3 FP8, on the same BSHD FP8 inputs."""
+        import fp8attn
+        variant = self.args.variant
+        holder, h3 = {}, {}
+
+        def run_ours():
+            if variant:
+                holder["o"] = _forward_variant(q, k, v, dq, dk, dv, causal, variant)
+            else:
+                holder["o"] = fp8attn.attention(q, k, v, causal=causal, q_descale=dq,
+                                                k_descale=dk, v_descale=dv)
+
+        def run_fa3():
+            out = self.fa3(q, k, v, softmax_scale=scale, causal=causal, q_descale=dq,
+                           k_descale=dk, v_descale=dv)
+            h3["o"] = out[0] if isinstance(out, tuple) else out
+        calls = {"fp8attn": (run_ours, lambda: holder["o"])}
+        if self.fa3 is not None:
+            calls["fa3_fp8"] = (run_fa3, lambda: h3["o"])
+        return calls
+
+    def alternate(self, B, H, S, D, causal, iters, rounds):
+        """fp8attn and FA3 FP8 timed in turn, `rounds` times (time_call: p50 of `iters` calls
+        each), with the GPU's SM clock, power and throttle reasons read after each. Long shapes
+        run at the GPU's power cap, where both move by several % from one call to the next
+        (docs/PERF.md w37): one side-by-side figure each says less than the median ratio of
+        many rounds."""
+        torch = self.torch
+        if self.fa3 is None:
+            return {"error": "FA3 FP8 not importable: %s" % self.peer_errors.get("fa3_fp8")}
+        scale = 1.0 / math.sqrt(D)
+        (q, dq), (k, dk), (v, dv) = self.inputs(B, H, S, D, B * 7 + H * 13 + S + D + causal)
+        calls = self.fp8_calls(q, k, v, dq, dk, dv, causal, scale)
+        ours, fa3 = calls["fp8attn"][0], calls["fa3_fp8"][0]
+        ours()
+        fa3()
+        torch.cuda.synchronize()
+        pairs = S * (S + 1) / 2 if causal else S * S
+        row = {"shape": [B, H, S, D], "causal": causal, "tflop": 4.0 * B * H * D * pairs / 1e12,
+               "iters": iters, "rounds": []}
+        for _ in range(rounds):
+            a = self.time_call(ours, iters, warmup=1)["p50_us"]
+            ga = gpu_state()
+            b = self.time_call(fa3, iters, warmup=1)["p50_us"]
+            row["rounds"].append({"fp8attn_us": a, "fa3_fp8_us": b, "gpu_after_fp8attn": ga,
+                                  "gpu_after_fa3_fp8": gpu_state()})
+        row["summary"] = alternation_summary([r["fp8attn_us"] for r in row["rounds"]],
+                                             [r["fa3_fp8_us"] for r in row["rounds"]])
+        return row
+
     def inputs(self, B, H, S, D, seed):
         """FP8 q, k, v (BSHD) quantized by fp8attn.quantize with one descale per tensor (the one
         granularity every system takes: cuDNN has no other), as [(codes, descale (B, H)
@@ -186,7 +243,6 @@ class Bench:
         return self._cudnn_graphs[key]
 
     def run_shape(self, B, H, S, D, causal, iters, check, latency):
-        import fp8attn
         torch = self.torch
         from torch.nn.attention import SDPBackend, sdpa_kernel
         import torch.nn.functional as F
@@ -218,27 +274,12 @@ class Bench:
             except Exception as ex:  # noqa: BLE001
                 res[name] = {"error": _err(ex)}
 
-        variant = self.args.variant
-        if variant:
-            row["fp8attn_variant"] = variant
-        holder = {}
-
-        def run_ours():
-            if variant:
-                holder["o"] = _forward_variant(q, k, v, dq, dk, dv, causal, variant)
-            else:
-                holder["o"] = fp8attn.attention(q, k, v, causal=causal, q_descale=dq,
-                                                k_descale=dk, v_descale=dv)
-        record("fp8attn", run_ours, lambda: holder["o"])
-
-        if self.fa3 is not None:
-            h3 = {}
-
-            def run_fa3():
-                out = self.fa3(q, k, v, softmax_scale=scale, causal=causal, q_descale=dq,
-                               k_descale=dk, v_descale=dv)
-                h3["o"] = out[0] if isinstance(out, tuple) else out
-            record("fa3_fp8", run_fa3, lambda: h3["o"])
+        if self.args.variant:
+            row["fp8attn_variant"] = self.args.variant
+        calls = self.fp8_calls(q, k, v, dq, dk, dv, causal, scale)
+        record("fp8attn", *calls["fp8attn"])
+        if "fa3_fp8" in calls:
+            record("fa3_fp8", *calls["fa3_fp8"])
         else:
             res["fa3_fp8"] = {"skipped": self.peer_errors.get("fa3_fp8")}
 
@@ -412,6 +453,76 @@ def _forward_variant(q, k, v, dq, dk, dv, causal, variant):
     return o
 
 
+def alternation_summary(ours_us, fa3_us):
+    """Medians of the two systems' per-round times, and the median and quartiles of the
+    per-round ratio FA3 time / fp8attn time (> 1: fp8attn faster)."""
+    if not ours_us or len(ours_us) != len(fa3_us):
+        raise ValueError("alternation_summary: %d fp8attn and %d FA3 rounds; need equal, >= 1"
+                         % (len(ours_us), len(fa3_us)))
+    ratios = sorted(b / a for a, b in zip(ours_us, fa3_us))
+    return {"fp8attn_p50_us": _pct(sorted(ours_us), 50), "fa3_fp8_p50_us": _pct(sorted(fa3_us), 50),
+            "fa3_over_fp8attn_p50": _pct(ratios, 50), "fa3_over_fp8attn_p25": _pct(ratios, 25),
+            "fa3_over_fp8attn_p75": _pct(ratios, 75), "rounds": len(ratios)}
+
+
+SMI_FIELDS = ("clocks.sm", "power.draw", "temperature.gpu", "clocks_throttle_reasons.active")
+SMI_SW_POWER_CAP = 0x4  # clocks_throttle_reasons: the software power cap
+
+
+def parse_smi(line):
+    """One line of `nvidia-smi --query-gpu=<SMI_FIELDS> --format=csv,noheader,nounits` as
+    {"sm_mhz", "power_w", "temp_c", "throttle"} (throttle: the reasons' bit mask, 0x4 = the
+    software power cap); fields nvidia-smi reports as N/A are None."""
+    cells = [c.strip() for c in line.split(",")]
+    if len(cells) != len(SMI_FIELDS):
+        raise ValueError("nvidia-smi line %r: %d fields, expected %d" % (line, len(cells),
+                                                                          len(SMI_FIELDS)))
+
+    def num(c, kind):
+        try:
+            return kind(c)
+        except ValueError:
+            return None
+    return {"sm_mhz": num(cells[0], int), "power_w": num(cells[1], float),
+            "temp_c": num(cells[2], int),
+            "throttle": int(cells[3], 16) if cells[3].startswith("0x") else None}
+
+
+def gpu_state():
+    """The state of the first GPU nvidia-smi lists (parse_smi), or {"error": why}. That is the
+    device the bench runs on when CUDA_VISIBLE_DEVICES is unset or names one GPU first."""
+    import subprocess
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=" + ",".join(SMI_FIELDS),
+                            "--format=csv,noheader,nounits"], capture_output=True, text=True,
+                           timeout=10)
+        if r.returncode != 0:
+            return {"error": "nvidia-smi exit %d: %s" % (r.returncode, r.stderr.strip()[:200])}
+        return parse_smi(r.stdout.strip().splitlines()[0])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError) as ex:
+        return {"error": _err(ex)}
+
+
+def parse_shapes(text):
+    """"B,H,S,D[,c]" items separated by ';' or spaces -> [(B, H, S, D, causal)]."""
+    shapes = []
+    for item in text.replace(";", " ").split():
+        parts = item.split(",")
+        causal = len(parts) == 5 and parts[4] in ("c", "causal")
+        if len(parts) not in (4, 5) or (len(parts) == 5 and not causal):
+            raise ValueError("--shapes: %r is not B,H,S,D or B,H,S,D,c" % item)
+        try:
+            dims = [int(x) for x in parts[:4]]
+        except ValueError:
+            raise ValueError("--shapes: %r: B, H, S and D must be integers" % item) from None
+        if min(dims) < 1:
+            raise ValueError("--shapes: %r: B, H, S and D must be >= 1" % item)
+        shapes.append(tuple(dims) + (causal,))
+    if not shapes:
+        raise ValueError("--shapes: no shape given")
+    return shapes
+
+
 def _pct(sorted_vals, q):
     if not sorted_vals:
         return float("nan")
@@ -541,10 +652,23 @@ def main(argv=None):
                     help="also the host cost per eager call and the CUDA-graph time per call "
                          "against the raw C API")
     ap.add_argument("--overhead-calls", type=int, default=2000)
+    ap.add_argument("--shapes", default=None,
+                    help="only these shapes, 'B,H,S,D[,c];...' (c: causal), instead of the grid "
+                         "and the small shapes")
+    ap.add_argument("--alternate", type=int, default=0, metavar="ROUNDS",
+                    help="time fp8attn and FA3 FP8 in turn ROUNDS times per shape, with the GPU's "
+                         "clock and power after each, and report the median ratio (no other peers, "
+                         "no plots)")
     ap.add_argument("--time-limit", type=float, default=0,
                     help="seconds: start no new shape after this (0: none); the rest are listed "
                          "as not run, and the overhead part and the plots still come")
     args = ap.parse_args(argv)
+    try:
+        shapes = parse_shapes(args.shapes) if args.shapes is not None else None
+    except ValueError as ex:
+        ap.error(str(ex))
+    if args.alternate < 0:
+        ap.error("--alternate: ROUNDS must be >= 0, got %d" % args.alternate)
     t_start = time.time()
     import torch
     import fp8attn
@@ -565,11 +689,17 @@ def main(argv=None):
             "l2_flush_bytes": bench.flush_buf.numel() * 4, "rows": []}
     if bench.cudnn is not None:
         data["cudnn_frontend_backend"] = bench.cudnn.backend_version()
+    if args.alternate:
+        grid = [(max(TOKENS // S, 1), HIDDEN // D, S, D, c) for D in dims for S in seqs
+                for c in (False, True)]
+        return _main_alternate(args, bench, data, grid if shapes is None else shapes, t_start)
     plan = []
-    if not args.no_latency:
+    if shapes is not None:
+        plan = [(B, H, S, D, c, args.iters, S <= 2048, False) for (B, H, S, D, c) in shapes]
+    elif not args.no_latency:
         plan += [(B, H, S, D, False, max(args.iters, 50), True, True)
                  for (B, H, S, D) in LATENCY_SHAPES]
-    for D in dims:
+    for D in (dims if shapes is None else ()):
         for S in seqs:
             for causal in (False, True):
                 plan.append((max(TOKENS // S, 1), HIDDEN // D, S, D, causal, args.iters, S <= 2048,
@@ -628,6 +758,43 @@ def main(argv=None):
                 if "p50_us" in x else "%s %s" % (n, x.get("error")) for n, x in r.items())))
     print("wrote %s%s" % (out_json, "".join(", " + p for p in data.get("plots", []))))
     return 0
+
+
+def _main_alternate(args, bench, data, shapes, t_start):
+    """--alternate: per shape fp8attn and FA3 in turn."""
+    data["alternate_rounds"] = args.alternate
+    data["alternations"] = []
+    out_json = os.path.join(args.out, "bench.json")
+    for (B, H, S, D, causal) in shapes:
+        if args.time_limit and time.time() - t_start > args.time_limit:
+            data["alternations"].append({"shape": [B, H, S, D], "causal": causal,
+                                         "error": "not run: --time-limit %g s reached"
+                                         % args.time_limit})
+            continue
+        try:
+            row = bench.alternate(B, H, S, D, causal, args.iters, args.alternate)
+        except Exception:  # noqa: BLE001
+            row = {"shape": [B, H, S, D], "causal": causal, "error": traceback.format_exc()[-1500:]}
+        row.setdefault("shape", [B, H, S, D])
+        row.setdefault("causal", causal)
+        data["alternations"].append(row)
+        sm = row.get("summary")
+        clocks = [g.get("sm_mhz") for r in row.get("rounds", ())
+                  for g in (r["gpu_after_fp8attn"], r["gpu_after_fa3_fp8"]) if g.get("sm_mhz")]
+        capped = sum(1 for r in row.get("rounds", ())
+                     if (r["gpu_after_fp8attn"].get("throttle") or 0) & SMI_SW_POWER_CAP)
+        print("B=%d H=%d S=%d D=%d c=%d | %s" % (
+            B, H, S, D, causal,
+            ("fp8attn %.1fus fa3 %.1fus | fa3/fp8attn %.3f (quartiles %.3f-%.3f, %d rounds) | "
+             "SM %s MHz, power cap in %d rounds" % (
+                 sm["fp8attn_p50_us"], sm["fa3_fp8_p50_us"], sm["fa3_over_fp8attn_p50"],
+                 sm["fa3_over_fp8attn_p25"], sm["fa3_over_fp8attn_p75"], sm["rounds"],
+                 "%d-%d" % (min(clocks), max(clocks)) if clocks else "?", capped))
+            if sm else "ERR %s" % row.get("error", "")[-300:]), flush=True)
+        with open(out_json, "w") as f:
+            json.dump(data, f, indent=1)
+    print("wrote %s" % out_json)
+    return 0 if all("summary" in r for r in data["alternations"]) else 1
 
 
 if __name__ == "__main__":

@@ -592,3 +592,25 @@ def test_opcheck_cuda():
 def test_library_in_use():
     print("library:", fp8attn.library_path(), fp8attn.library_version(),
           os.environ.get("FP8ATTN_LIBRARY"))
+
+
+def test_bench_shapes_and_alternate(tmp_path):
+    """python -m fp8attn.bench --shapes ... (one shape through every peer) and --alternate
+    (fp8attn and FA3 in turn): bench.json holds the rows, fp8attn's figure is there, and without
+    FA3 the alternation says so instead of passing."""
+    import json
+
+    from fp8attn.bench import main
+    out = str(tmp_path / "b")
+    assert main(["--shapes", "1,2,256,64,c", "--iters", "3", "--out", out]) == 0
+    rows = json.load(open(os.path.join(out, "bench.json")))["rows"]
+    assert [(r["shape"], r["causal"]) for r in rows] == [([1, 2, 256, 64], True)]
+    assert rows[0]["results"]["fp8attn"]["p50_us"] > 0
+    rc = main(["--shapes", "1,2,256,64", "--alternate", "2", "--iters", "3", "--out", out])
+    alt = json.load(open(os.path.join(out, "bench.json")))["alternations"]
+    assert len(alt) == 1 and alt[0]["shape"] == [1, 2, 256, 64]
+    if "summary" in alt[0]:
+        assert rc == 0 and len(alt[0]["rounds"]) == 2 and alt[0]["summary"]["rounds"] == 2
+        assert all(r["fp8attn_us"] > 0 and r["fa3_fp8_us"] > 0 for r in alt[0]["rounds"])
+    else:
+        assert rc == 1 and "FA3 FP8 not importable" in alt[0]["error"]

@@ -412,3 +412,52 @@ def test_forward_workspace_functions_declared():
     lib.fp8attn_params_init(ctypes.byref(p))
     with pytest.raises(fp8attn.NullPointerError, match="bytes = NULL"):
         L.check(lib.fp8attn_forward_workspace_size(ctypes.byref(p), None, None), "size")
+
+
+# ---- fp8attn.bench's pure helpers (the GPU runs are in test_gpu.py and on the device) ----
+
+def test_bench_parse_shapes():
+    from fp8attn.bench import parse_shapes
+    assert parse_shapes("1,16,16384,128,c; 2,8,8192,256") == [(1, 16, 16384, 128, True),
+                                                               (2, 8, 8192, 256, False)]
+    assert parse_shapes("1,1,32,64 8,8,2048,256,causal") == [(1, 1, 32, 64, False),
+                                                            (8, 8, 2048, 256, True)]
+    for bad, why in (("1,16,128", "B,H,S,D"), ("1,16,2048,128,x", "B,H,S,D"),
+                     ("1,16,2k,128", "integers"), ("0,16,2048,128", ">= 1"), (" ; ", "no shape")):
+        with pytest.raises(ValueError, match=why):
+            parse_shapes(bad)
+
+
+def test_bench_alternation_summary():
+    from fp8attn.bench import alternation_summary
+    s = alternation_summary([100.0, 200.0, 100.0, 110.0, 90.0], [100.0, 190.0, 120.0, 99.0, 90.0])
+    # ratios FA3 / fp8attn: 1.0, 0.95, 1.2, 0.9, 1.0 -> sorted 0.9, 0.95, 1.0, 1.0, 1.2
+    assert s["rounds"] == 5
+    assert s["fa3_over_fp8attn_p50"] == pytest.approx(1.0)
+    assert s["fa3_over_fp8attn_p25"] == pytest.approx(0.95)
+    assert s["fa3_over_fp8attn_p75"] == pytest.approx(1.0)
+    assert s["fp8attn_p50_us"] == pytest.approx(100.0)
+    assert s["fa3_fp8_p50_us"] == pytest.approx(100.0)
+    for a, b in (([], []), ([1.0], [1.0, 2.0])):
+        with pytest.raises(ValueError, match="equal"):
+            alternation_summary(a, b)
+
+
+def test_bench_parse_smi():
+    from fp8attn.bench import SMI_SW_POWER_CAP, parse_smi
+    g = parse_smi("1815, 573.28, 52, 0x0000000000000004")
+    assert g == {"sm_mhz": 1815, "power_w": 573.28, "temp_c": 52, "throttle": 4}
+    assert g["throttle"] & SMI_SW_POWER_CAP
+    g = parse_smi("1980, [N/A], 38, [N/A]")
+    assert g["sm_mhz"] == 1980 and g["power_w"] is None and g["throttle"] is None
+    with pytest.raises(ValueError, match="fields"):
+        parse_smi("1980, 100.0")
+
+
+def test_bench_bad_arguments_exit_before_torch(capsys):
+    from fp8attn.bench import main
+    for argv, why in ((["--shapes", "1,16,x,128"], "integers"), (["--alternate", "-1"], ">= 0")):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 2
+        assert why in capsys.readouterr().err
