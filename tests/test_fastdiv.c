@@ -1,9 +1,9 @@
 /* Tests the division by a launch-constant divisor (src/kernels/fastdiv.h) that the wgmma scheduler
  * and the quantizer run on the GPU, against C's `/`, on the host (the same arithmetic: the device
  * side differs only in calling __umulhi).
- * - fp8attn_fastdiv (n < 2^32): every divisor up to 4100 and 2 million random ones spread over
- *   every bit length, each at its edge numerators (0, 1, d - 1, d, d + 1, 2^31, 2^32 - 1 and
- *   2^32 - 1 - d) and random ones;
+ * - fp8attn_fastdiv (n < 2^32): every divisor up to 4100 at its edge numerators (0, 1, d - 1, d,
+ *   d + 1, 2^31, 2^32 - 1 and 2^32 - 1 - d) and 64 random ones; 2 million random divisors spread
+ *   over every bit length at d - 1, d, 2^32 - 1 - (0..6) and one random numerator;
  * - fp8attn_fastdiv31 (n < 2^31, d <= 2^31, the scheduler's form): every divisor up to 4096,
  *   powers of two and their neighbours up to 2^31, and random ones, each at its edge numerators
  *   (0, multiples +- 1, 2^31 - 1) and random ones;

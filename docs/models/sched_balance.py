@@ -70,17 +70,19 @@ def split_search(b, h, s, bm, bn, sms=132, c0=0.5, sk=None):
 
 
 def efficiency(b, h, s, bm, bn, causal, schedule, sms=132, c0=0.5, split=0, sk=None):
-    if schedule == "snake":
-        off = (math.ceil(s / bm) * bm - s) // 16 * 16 if causal else 0
+    n = math.ceil(s / bm)
+    if schedule == "snake" and causal and n > 1 and n * b * h >= 2 * sms:  # where pairs would run
+        off = (n * bm - s) // 16 * 16
         nk = [t + c0 for t in key_tiles(s, bm, bn, causal, off, sk)]
-        u = [nk[qt] for qt in range(len(nk) - 1, -1, -1) for _ in range(b * h)]
+        u = [nk[qt] for qt in range(n - 1, -1, -1) for _ in range(b * h)]
     else:
         u = units(s, bm, bn, b * h, causal, schedule, sms, c0, split, sk)
     g = min(len(u), sms)
     block = [0.0] * g
     for i, c in enumerate(u):
         r, col = divmod(i, g)
-        reverse = schedule == "snake" and r % 2 == 1 and (r + 1) * g <= len(u)
+        reverse = (schedule == "snake" and causal and n > 1 and n * b * h >= 2 * sms
+                   and r % 2 == 1 and (r + 1) * g <= len(u))
         block[g - 1 - col if reverse else col] += c
     return max(block), sum(u) / sms
 

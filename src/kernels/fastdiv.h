@@ -25,7 +25,7 @@
 #define FP8ATTN_FD_HD static inline
 #endif
 
-typedef struct fp8attn_fastdiv {
+typedef struct {
     uint32_t m, l; /* multiplier, shift */
 } fp8attn_fastdiv_t;
 

@@ -21,7 +21,7 @@ typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1, false, false, true,
 /* The _vt kernel: its producer is one thread issuing loads. At 40 registers the consumers get 232,
  * and with the cross-tile overlap (CROSS) they spill 16 bytes. At 24 (consumers 240) the overlap
  * compiles without a spill, but it measured no faster (4k-16k, causal and not), and 24 alone
- * measured 1.5-2.5 % slower (docs/PERF.md w37). Both stay A/B switches. */
+ * measured 0.5-2.5 % slower (docs/PERF.md w37). Both stay A/B switches. */
 #ifndef WGMMA_HD128_N224_VT_PREGS
 #define WGMMA_HD128_N224_VT_PREGS WGMMA_HD128_N224_PREGS
 #endif
