@@ -25,7 +25,8 @@ static void test_full_range(void)
     uint64_t rng = 13;
     for (uint32_t d = 1; d <= 4100; d++) {
         const fp8attn_fastdiv_t f = fp8attn_fastdiv_make(d);
-        const uint32_t edges[8] = {0u, 1u, d - 1u, d, d + 1u, 0x80000000u, 0xFFFFFFFFu, 0xFFFFFFFFu - d};
+        const uint32_t edges[8] = {0u,          1u,          d - 1u,          d,
+                                   d + 1u,      0x80000000u, 0xFFFFFFFFu,     0xFFFFFFFFu - d};
         for (int k = 0; k < 8; k++) check32(edges[k], d, f);
         for (int k = 0; k < 64; k++) check32((uint32_t)splitmix64(&rng), d, f);
     }
@@ -46,7 +47,8 @@ static void check31(uint32_t d, uint64_t *rng, int n_rand)
 {
     const fp8attn_fastdiv_t f = fp8attn_fastdiv_make(d);
     const int64_t top = INT32_MAX;
-    const int64_t ns[12] = {0, 1, (int64_t)d - 1, d, (int64_t)d + 1, 2 * (int64_t)d - 1, 2 * (int64_t)d,
+    const int64_t ns[12] = {0,   1,       (int64_t)d - 1, d,
+                            (int64_t)d + 1,   2 * (int64_t)d - 1, 2 * (int64_t)d,
                             top, top - 1, top / d * d, top / d * d - 1, top - d};
     for (int i = 0; i < 12 + n_rand; i++) {
         const int64_t n = i < 12 ? ns[i] : (int64_t)(splitmix64(rng) % ((uint64_t)top + 1));
@@ -65,7 +67,8 @@ static void test_31(void)
         for (int e = -1; e <= 1; e++)
             if (l < 31 || e <= 0) check31((uint32_t)((1u << l) + (uint32_t)e), &rng, 256);
     check31(0x80000000u, &rng, 256);
-    for (int i = 0; i < 4096; i++) check31((uint32_t)(splitmix64(&rng) % 0x80000000u) + 1u, &rng, 64);
+    for (int i = 0; i < 4096; i++)
+        check31((uint32_t)(splitmix64(&rng) % 0x80000000u) + 1u, &rng, 64);
 }
 
 int main(void)

@@ -142,8 +142,8 @@ struct wgmma_params {
     int32_t n_q_tiles; /* ceil(seqlen_q / BM) */
     int32_t q_off;     /* query tile qt's rows start at qt * BM - q_off (scheduler.cuh) */
     int32_t n_units;   /* work units (scheduler.cuh); block i takes units i, i + gridDim.x, ... */
-    int32_t pair_tiles; /* 1: a unit is two query tiles of one head (causal load balance);
-                         * 2 (WGMMA_SNAKE builds): no pairs, the walk in snake order (scheduler.cuh) */
+    int32_t pair_tiles; /* 1: a unit is two query tiles of one head (causal load balance); 2
+                         * (WGMMA_SNAKE builds): no pairs, the walk in snake order (scheduler.cuh) */
     int32_t pairs_per_head; /* with pair_tiles: the pairs a head runs as units (scheduler.cuh) */
     /* unit_tile's divisors as multiply-shifts (kernels/fastdiv.h): n_q_tiles, pairs_per_head
      * (1 where no pairs run; with pair_tiles 2 the grid), h_q * batch, h_q, heads_per_kv */

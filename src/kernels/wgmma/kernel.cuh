@@ -91,10 +91,10 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         persist && WGMMA_PAIR_TILES && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
     const int64_t heads = (int64_t)p->h_q * p->batch;
     if (WGMMA_SNAKE && wp.pair_tiles) wp.pair_tiles = 2; /* every tile a unit (scheduler.cuh) */
-    wp.pairs_per_head = wp.pair_tiles == 1
-                            ? fp8attn_wgmma_pairs_per_head(wp.n_q_tiles, C::BM, C::BN, wp.q_off,
-                                                           p->seqlen_q, p->seqlen_k, heads, (int)slots)
-                            : 0;
+    wp.pairs_per_head = 0;
+    if (wp.pair_tiles == 1)
+        wp.pairs_per_head = fp8attn_wgmma_pairs_per_head(
+            wp.n_q_tiles, C::BM, C::BN, wp.q_off, p->seqlen_q, p->seqlen_k, heads, (int)slots);
     if (wp.pairs_per_head > 0) wp.div_pairs = fp8attn_fastdiv_make((uint32_t)wp.pairs_per_head);
     /* a head's units: its pairs, then its other tiles one by one */
     wp.n_units = (int32_t)(wp.pair_tiles ? (wp.n_q_tiles - wp.pairs_per_head) * heads : tiles);

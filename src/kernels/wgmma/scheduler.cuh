@@ -78,7 +78,7 @@ __device__ __forceinline__ int fast_div(int n, fp8attn_fastdiv_t f, int d)
  * reverse (a partial last round forward, so every unit below n_units runs once). */
 __device__ __forceinline__ int snake_unit(const wgmma_params &p, int u)
 {
-    const int g = gridDim.x, r = fast_div(u, p.div_pairs, g), base = r * g; /* div_pairs: the grid */
+    const int g = gridDim.x, r = fast_div(u, p.div_pairs, g), base = r * g; /* div_pairs: G */
     return (r & 1) && base <= p.n_units - g ? base + (base + g - 1 - u) : u; /* no overflow */
 }
 
