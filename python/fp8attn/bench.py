@@ -160,14 +160,13 @@ class Bench:
         if self.fa3 is None:
             return {"error": "FA3 FP8 not importable: %s" % self.peer_errors.get("fa3_fp8")}
         scale = 1.0 / math.sqrt(D)
-        (q, dq), (k, dk), (v, dv) = self.inputs(B, H, S, D, B * 7 + H * 13 + S + D + causal)
+        (q, dq), (k, dk), (v, dv) = self.shape_inputs(B, H, S, D, causal)
         calls = self.fp8_calls(q, k, v, dq, dk, dv, causal, scale)
         ours, fa3 = calls["fp8attn"][0], calls["fa3_fp8"][0]
         ours()
         fa3()
         torch.cuda.synchronize()
-        pairs = S * (S + 1) / 2 if causal else S * S
-        row = {"shape": [B, H, S, D], "causal": causal, "tflop": 4.0 * B * H * D * pairs / 1e12,
+        row = {"shape": [B, H, S, D], "causal": causal, "tflop": tflop(B, H, S, D, causal),
                "iters": iters, "rounds": []}
         for _ in range(rounds):
             a = self.time_call(ours, iters, warmup=1)["p50_us"]
@@ -178,6 +177,10 @@ class Bench:
         row["summary"] = alternation_summary([r["fp8attn_us"] for r in row["rounds"]],
                                              [r["fa3_fp8_us"] for r in row["rounds"]])
         return row
+
+    def shape_inputs(self, B, H, S, D, causal):
+        """inputs() with the shape's own seed: every mode and run of the bench sees the same."""
+        return self.inputs(B, H, S, D, B * 7 + H * 13 + S + D + causal)
 
     def inputs(self, B, H, S, D, seed):
         """FP8 q, k, v (BSHD) quantized by fp8attn.quantize with one descale per tensor (the one
@@ -247,10 +250,9 @@ class Bench:
         from torch.nn.attention import SDPBackend, sdpa_kernel
         import torch.nn.functional as F
         scale = 1.0 / math.sqrt(D)
-        pairs = S * (S + 1) / 2 if causal else S * S
-        row = {"shape": [B, H, S, D], "causal": causal, "tflop": 4.0 * B * H * D * pairs / 1e12,
+        row = {"shape": [B, H, S, D], "causal": causal, "tflop": tflop(B, H, S, D, causal),
                "results": {}}
-        (q, dq), (k, dk), (v, dv) = self.inputs(B, H, S, D, B * 7 + H * 13 + S + D + causal)
+        (q, dq), (k, dk), (v, dv) = self.shape_inputs(B, H, S, D, causal)
         ref = self.reference(q, k, v, dq, dk, dv, causal, scale) if check else None
         row["inputs"] = "E4M3, one descale per tensor (passed as (batch, heads))"
         res = row["results"]
@@ -451,6 +453,12 @@ def _forward_variant(q, k, v, dq, dk, dv, causal, variant):
     L.check(lib.fp8attn_forward_ws(ctypes.byref(p), name, None if ws is None else ws.data_ptr(),
                                    n.value, torch.cuda.current_stream().cuda_stream), variant)
     return o
+
+
+def tflop(B, H, S, D, causal):
+    """TFLOP of one forward: 4 B H D per visible (query, key) pair, S^2 or S(S+1)/2 of them."""
+    pairs = S * (S + 1) / 2 if causal else S * S
+    return 4.0 * B * H * D * pairs / 1e12
 
 
 def alternation_summary(ours_us, fa3_us):
