@@ -1,12 +1,20 @@
 /* Tests the wgmma tile scheduler's host planner (src/kernels/wgmma/sched_plan.cu): how many
- * query-tile pairs each head of a causal problem keeps, against the independent model in
- * docs/models/sched_balance.py (its "kp" column, 132 SMs), and its bounds on random problems.
+ * query-tile pairs each head of a causal problem keeps and which walk it takes (pairs or snake),
+ * against the independent model in docs/models/sched_balance.py (its "kp" and "walk" columns,
+ * 132 SMs), and its bounds on random problems.
  * (The scheduler's divisions, kernels/fastdiv.h, have their own test: test_fastdiv.c.) */
 #include <stdint.h>
 #include <stdio.h>
 
 #include "kernels/wgmma/wgmma_host.h"
 #include "test_util.h"
+
+/* the walk (FP8ATTN_WGMMA_WALK_*) and pairs per head for B x H heads of S queries and keys */
+static int walk_of(int b, int h, int s, int bm, int bn, int grid, int *kp)
+{
+    const int n = (s + bm - 1) / bm;
+    return fp8attn_wgmma_causal_walk(n, bm, bn, (n * bm - s) & ~15, s, s, (int64_t)b * h, grid, kp);
+}
 
 /* the scheduler's inputs for B x H heads of SQ queries and SK keys on BM x BN tiles, causal */
 static int plan_qk(int b, int h, int sq, int sk, int bm, int bn, int grid)
@@ -45,6 +53,29 @@ int main(void)
         CHECK(kp == model[i].kp, "(%d,%d,%d,%d) on %dx%d tiles: %d pairs per head, the model %d",
               model[i].b, model[i].h, model[i].s, sk, model[i].bm, model[i].bn, kp, model[i].kp);
     }
+    enum { P = FP8ATTN_WGMMA_WALK_PAIRS, S = FP8ATTN_WGMMA_WALK_SNAKE };
+    static const struct {
+        int b, h, s, bm, bn, walk;
+    } walks[] = {
+        {2, 32, 8192, 192, 128, S},  /* 0.944 -> 0.995, 64 heads: two blocks each */
+        {2, 16, 8192, 128, 224, S},  /* 0.970 -> 0.992 */
+        {1, 16, 16384, 128, 224, S}, /* 0.967 -> 0.990 */
+        {1, 32, 8192, 192, 128, S},  /* split 0.943 -> 0.992 */
+        {3, 7, 5000, 128, 192, S},   /* split 0.898 -> 0.965 */
+        {8, 32, 2048, 192, 160, P},  /* snake 0.8 % better: under the 2 % bar */
+        {1, 32, 16384, 192, 128, P}, /* split 0.991, snake 0.998 */
+        {8, 16, 2048, 128, 192, P},  /* 128 heads on 132 blocks: one block a head (L2) */
+        {2, 8, 8192, 128, 128, P},   /* no gain */
+        {4, 16, 4096, 128, 224, P},  /* 1.8 % */
+    };
+    for (size_t i = 0; i < sizeof walks / sizeof walks[0]; i++) {
+        int kp = -1;
+        const int w = walk_of(walks[i].b, walks[i].h, walks[i].s, walks[i].bm, walks[i].bn, 132, &kp);
+        CHECK(w == walks[i].walk, "(%d,%d,%d) on %dx%d tiles: walk %d, the model %d", walks[i].b,
+              walks[i].h, walks[i].s, walks[i].bm, walks[i].bn, w, walks[i].walk);
+        CHECK(w != S || kp == 0, "(%d,%d,%d): snake with %d pairs per head", walks[i].b,
+              walks[i].h, walks[i].s, kp);
+    }
     /* a grid beyond the planner's table: no split */
     CHECK(plan(1, 32, 16384, 192, 128, 2000) == 43, "grid 2000: no split");
     /* bounds: n / 2 - 12 <= kp <= n / 2, and at most two rounds of single tiles when split */
@@ -61,6 +92,14 @@ int main(void)
         CHECK(kp == n / 2 || (int64_t)b * h * (n - 2 * kp) <= 2 * grid,
               "(%d,%d,%d) %dx%d grid %d: kp %d leaves more than two rounds of single tiles", b, h,
               s, bm, bn, grid, kp);
+        /* the walk: pairs with the planner's count, or snake with none, two blocks per head and
+         * at most 32 rounds */
+        int wkp = -1;
+        const int w = walk_of(b, h, s, bm, bn, grid, &wkp);
+        CHECK((w == P && wkp == kp) ||
+                  (w == S && wkp == 0 && 2 * b * h <= grid && (int64_t)b * h * n <= 32 * grid),
+              "(%d,%d,%d) %dx%d grid %d: walk %d with %d pairs per head (planner: %d)", b, h, s,
+              bm, bn, grid, w, wkp, kp);
     }
     printf("%s: %ld failure(s)\n", g_failures ? "FAIL" : "ok", g_failures);
     return g_failures ? 1 : 0;

@@ -19,6 +19,10 @@ busiest block; the ideal spreads the total evenly. Prints, per shape, the modell
            row up), block i taking the i-th of each round of G units in even rounds and the
            (G-1-i)-th in odd full rounds (scheduler.cuh snake_unit, WGMMA_SNAKE builds; docs/PERF.md
            w37: it ignores L2, and measured -12.5 % at (8,16,2048,128) causal where it predicts 0)
+  walk     the walk sched_plan.cu picks (fp8attn_wgmma_causal_walk): snake where its busiest block
+           carries at least 2 % less than split's, every head has two blocks in a round
+           (2 B H <= SMs) and there are at most 32 rounds of tiles; else split (docs/PERF.md w38;
+           tests/test_wgmma_sched.c checks sched_plan.cu against it)
 Within 0.5 % of the bench on the H100 at (8,32,2048,64) causal: predicted 1.085 / 1.136,
 measured 1.071-1.088 / 1.120-1.136. Run: python3 sched_balance.py [SMS] (default 132).
 """
@@ -69,6 +73,20 @@ def split_search(b, h, s, bm, bn, sms=132, c0=0.5, sk=None):
     return best[1] if best[0] <= 0.98 * none else 0  # at least 2 % less
 
 
+def walk_rule(b, h, s, bm, bn, sms=132, sk=None):
+    """sched_plan.cu's walk for a causal problem: "snake" or "pairs" (with split_search's split);
+    "tiles" where no pairs would run."""
+    n, heads = math.ceil(s / bm), b * h
+    if not (n > 1 and n * heads >= 2 * sms):
+        return "tiles"
+    if not (2 * heads <= sms and heads * n <= 32 * sms):
+        return "pairs"
+    m = split_search(b, h, s, bm, bn, sms, sk=sk)
+    pairs = efficiency(b, h, s, bm, bn, True, "split", sms, split=m, sk=sk)[0]
+    snake = efficiency(b, h, s, bm, bn, True, "snake", sms, sk=sk)[0]
+    return "snake" if snake <= 0.98 * pairs else "pairs"
+
+
 def efficiency(b, h, s, bm, bn, causal, schedule, sms=132, c0=0.5, split=0, sk=None):
     n = math.ceil(s / bm)
     if schedule == "snake" and causal and n > 1 and n * b * h >= 2 * sms:  # where pairs would run
@@ -104,12 +122,14 @@ SHAPES = [
     ("hd64 8k c, B=1", 1, 32, 8192, 192, 128, True),
     ("hd128 16k c (n224)", 1, 16, 16384, 128, 224, True),
     ("odd: 3,7,5000,128 c", 3, 7, 5000, 128, 192, True),
+    ("hd256 8k c", 2, 8, 8192, 128, 128, True),
+    ("hd128 4k c (n224)", 4, 16, 4096, 128, 224, True),
 ]
 
 if __name__ == "__main__":
     sms = int(sys.argv[1]) if len(sys.argv) > 1 else 132
     names = ("old", "last", "last+off", "split", "snake")
-    print(f"{'shape':20s} {'n_q':>4s}  " + "  ".join(f"{s:>19s}" for s in names) + "  kp")
+    print(f"{'shape':20s} {'n_q':>4s}  " + "  ".join(f"{s:>19s}" for s in names) + "  kp  walk")
     for name, b, h, s, bm, bn, causal in SHAPES:
         base = None
         cols = []
@@ -120,4 +140,6 @@ if __name__ == "__main__":
             base = base or busiest
             cols.append(f"{ideal / busiest:.3f} (x{base / busiest:.3f})")
         n = math.ceil(s / bm)
-        print(f"{name:20s} {n:4d}  " + "  ".join(f"{c:>19s}" for c in cols) + f"  {n // 2 - m}")
+        walk = walk_rule(b, h, s, bm, bn, sms) if causal else "tiles"
+        print(f"{name:20s} {n:4d}  " + "  ".join(f"{c:>19s}" for c in cols)
+              + f"  {n // 2 - m:2d}  {walk}")

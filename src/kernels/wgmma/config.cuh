@@ -142,12 +142,11 @@ struct wgmma_params {
     int32_t n_q_tiles; /* ceil(seqlen_q / BM) */
     int32_t q_off;     /* query tile qt's rows start at qt * BM - q_off (scheduler.cuh) */
     int32_t n_units;   /* work units (scheduler.cuh); block i takes units i, i + gridDim.x, ... */
-    int32_t pair_tiles; /* 1: a unit is two query tiles of one head (causal load balance); 2
-                         * (WGMMA_SNAKE builds): no pairs, the walk in snake order (scheduler.cuh) */
-    int32_t pairs_per_head; /* with pair_tiles: the pairs a head runs as units (scheduler.cuh) */
+    int32_t walk;      /* FP8ATTN_WGMMA_WALK_*: tiles, pairs or snake (wgmma_host.h, scheduler.cuh) */
+    int32_t pairs_per_head; /* walk PAIRS: the pairs a head runs as units; else 0 */
     /* unit_tile's divisors as multiply-shifts (kernels/fastdiv.h): n_q_tiles, pairs_per_head
-     * (1 where no pairs run; with pair_tiles 2 the grid), h_q * batch, h_q, heads_per_kv */
-    fp8attn_fastdiv_t div_q_tiles, div_pairs, div_heads, div_h_q, div_per_kv;
+     * (1 where no pairs run), h_q * batch, h_q, heads_per_kv, and the grid (walk SNAKE; else 1) */
+    fp8attn_fastdiv_t div_q_tiles, div_pairs, div_heads, div_h_q, div_per_kv, div_grid;
     float scale_log2;  /* softmax_scale * log2(e) */
     void *o;           /* uint16_t elements */
     float *lse;        /* NULL: not written */

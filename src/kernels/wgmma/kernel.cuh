@@ -35,7 +35,7 @@
 #define WGMMA_PERSISTENT 1 /* 0: one block per unit (for A/B measurements) */
 #endif
 #ifndef WGMMA_PAIR_TILES
-#define WGMMA_PAIR_TILES 1 /* 0: causal query tiles never paired (for A/B measurements) */
+#define WGMMA_PAIR_TILES 1 /* 0: causal tiles walk head by head, neither paired nor snake (A/B) */
 #endif
 
 template <class C, bool OVERLAP, bool PINGPONG, bool PRE_VT>
@@ -68,8 +68,9 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
 /* Host side of one instance: work units, grid, shared memory, launch. With a workspace (vt !=
  * NULL, at least fp8attn_wgmma_vt_bytes(p) bytes, checked by the caller) V^T is written there
  * first and the "_vt" kernel k runs; otherwise the kernel that transposes in shared memory.
- * Causal problems of at least two waves pair their query tiles (scheduler.cuh); the grid is one
- * block per SM, or one per unit where there are fewer. */
+ * Causal problems of at least two waves pair their query tiles or walk them in snake order
+ * (scheduler.cuh, sched_plan.cu); the grid is one block per SM, or one per unit where there are
+ * fewer. */
 template <class C>
 static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8attn_params_t *p,
                                      void *vt, int sm_count, fp8attn_stream_t stream)
@@ -87,19 +88,18 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     const int64_t tiles = (int64_t)wp.n_q_tiles * p->h_q * p->batch; /* < 2^31: pick() */
     const int64_t slots = sm_count;
     const bool persist = WGMMA_PERSISTENT;
-    wp.pair_tiles =
-        persist && WGMMA_PAIR_TILES && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
     const int64_t heads = (int64_t)p->h_q * p->batch;
-    if (WGMMA_SNAKE && wp.pair_tiles) wp.pair_tiles = 2; /* every tile a unit (scheduler.cuh) */
+    wp.walk = FP8ATTN_WGMMA_WALK_TILES;
     wp.pairs_per_head = 0;
-    if (wp.pair_tiles == 1)
-        wp.pairs_per_head = fp8attn_wgmma_pairs_per_head(
-            wp.n_q_tiles, C::BM, C::BN, wp.q_off, p->seqlen_q, p->seqlen_k, heads, (int)slots);
+    if (persist && WGMMA_PAIR_TILES && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots)
+        wp.walk = fp8attn_wgmma_causal_walk(wp.n_q_tiles, C::BM, C::BN, wp.q_off, p->seqlen_q,
+                                            p->seqlen_k, heads, (int)slots, &wp.pairs_per_head);
     if (wp.pairs_per_head > 0) wp.div_pairs = fp8attn_fastdiv_make((uint32_t)wp.pairs_per_head);
-    /* a head's units: its pairs, then its other tiles one by one */
-    wp.n_units = (int32_t)(wp.pair_tiles ? (wp.n_q_tiles - wp.pairs_per_head) * heads : tiles);
+    /* a head's units: its pairs, then its other tiles one by one (all of them one by one on the
+     * tiles and snake walks) */
+    wp.n_units = (int32_t)((wp.n_q_tiles - wp.pairs_per_head) * heads);
     const int64_t grid = persist && wp.n_units > slots ? slots : wp.n_units;
-    if (wp.pair_tiles == 2) wp.div_pairs = fp8attn_fastdiv_make((uint32_t)grid);
+    if (wp.walk == FP8ATTN_WGMMA_WALK_SNAKE) wp.div_grid = fp8attn_fastdiv_make((uint32_t)grid);
     void *args[] = {(void *)&wp};
     cudaError_t e = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          C::SMEM_BYTES);

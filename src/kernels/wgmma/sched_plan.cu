@@ -1,12 +1,19 @@
-/* Host side of the tile scheduler (scheduler.cuh): how many of a causal problem's query-tile
- * pairs run as two-tile units; the tiles of the others run after all the pairs as single tiles,
- * longest first, and even out the last round. Host code only, no allocation. */
+/* Host side of the tile scheduler (scheduler.cuh): which walk a causal problem's units take
+ * (pairs or snake), and with pairs how many of its query-tile pairs run as two-tile units; the
+ * tiles of the others run after all the pairs as single tiles, longest first, and even out the
+ * last round. Host code only, no allocation. */
 #include <stdint.h>
 
 #include "wgmma_host.h"
 
 #ifndef WGMMA_SPLIT_SEARCH
 #define WGMMA_SPLIT_SEARCH 1 /* 0: split no pair (A/B builds) */
+#endif
+
+/* WGMMA_SNAKE -1 (default): the rule of fp8attn_wgmma_causal_walk; 0: pairs always; 1: snake
+ * always (A/B builds; docs/PERF.md w37, w38) */
+#ifndef WGMMA_SNAKE
+#define WGMMA_SNAKE -1
 #endif
 
 enum {
@@ -16,6 +23,7 @@ enum {
                             * together are no longer one head's, shared in L2) fill at most two
                             * rounds */
     MAX_BLOCKS = 1024,
+    MAX_SNAKE_ROUNDS = 32, /* beyond, the last rounds are too small a share to gain 2 % */
     MIN_GAIN_PCT = 2 /* split only for at least 2 % less on the busiest block: at (1,16,16384,128)
                       * causal the model's 0.2 % came out as 1.2 % slower (docs/PERF.md w34) */
 };
@@ -75,4 +83,41 @@ int fp8attn_wgmma_pairs_per_head(int n_q_tiles, int bm, int bn, int q_off, int s
         }
     }
     return best_load * 100 <= none * (100 - MIN_GAIN_PCT) ? best : np;
+}
+
+/* The busiest block's load on the snake walk: tiles longest first across all heads, block i
+ * taking the i-th unit of even rounds and the (grid - 1 - i)-th of odd full ones (scheduler.cuh
+ * snake_unit). */
+static int64_t busiest_snake(int n, int bm, int bn, int q_off, int seqlen_q, int seqlen_k,
+                             int64_t heads, int grid)
+{
+    int64_t load[MAX_BLOCKS] = {0}, top = 0, i = 0;
+    const int64_t units = heads * n;
+    for (int qt = n - 1; qt >= 0; qt--) {
+        const int64_t c = tile_cost(qt, bm, bn, q_off, seqlen_q, seqlen_k);
+        for (int64_t h = 0; h < heads; h++, i++) {
+            const int64_t r = i / grid, col = i - r * grid;
+            load[(r & 1) && (r + 1) * grid <= units ? grid - 1 - col : col] += c;
+        }
+    }
+    for (int b = 0; b < grid; b++)
+        if (load[b] > top) top = load[b];
+    return top;
+}
+
+int fp8attn_wgmma_causal_walk(int n_q_tiles, int bm, int bn, int q_off, int seqlen_q,
+                              int seqlen_k, int64_t heads, int grid, int *pairs_per_head)
+{
+    const int kp = fp8attn_wgmma_pairs_per_head(n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k,
+                                                heads, grid);
+    int snake = WGMMA_SNAKE == 1;
+    if (WGMMA_SNAKE < 0 && grid > 0 && grid <= MAX_BLOCKS && 2 * heads <= grid &&
+        heads * n_q_tiles <= (int64_t)MAX_SNAKE_ROUNDS * grid) {
+        const int64_t p = busiest(kp, n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k, heads, grid);
+        const int64_t s =
+            busiest_snake(n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k, heads, grid);
+        snake = s * 100 <= p * (100 - MIN_GAIN_PCT);
+    }
+    *pairs_per_head = snake ? 0 : kp;
+    return snake ? FP8ATTN_WGMMA_WALK_SNAKE : FP8ATTN_WGMMA_WALK_PAIRS;
 }

@@ -7,10 +7,12 @@
  * epilogue of a tile (barrier set-up, the first loads' latency, the last P.V, the stores) overlap
  * other work instead of leaving the SM idle between blocks.
  *
- * A unit is one query tile, or with pair_tiles (causal problems of two waves or more) the pair
+ * The walk (wgmma_params.walk, chosen on the host: kernel.cuh, sched_plan.cu): a unit is one
+ * query tile (TILES, SNAKE), or on the PAIRS walk (causal problems of two waves or more) the pair
  * (n_q_tiles - 1 - i, i) of one head: under a causal mask the key tiles a query tile visits grow
  * linearly with its index, so every pair costs about the same and the static round-robin stays
- * balanced. Units run through the query tiles of one head before the next head (the key and value
+ * balanced. SNAKE balances the same problems by order instead (snake_unit below), where the
+ * pairs' granularity leaves the last round uneven. Units run through the query tiles of one head before the next head (the key and value
  * tiles that run together are shared in L2); unpaired, the query tiles with the most keys come
  * first.
  *
@@ -31,6 +33,7 @@
 #define FP8ATTN_WGMMA_SCHEDULER_CUH
 
 #include "config.cuh"
+#include "wgmma_host.h" /* FP8ATTN_WGMMA_WALK_* */
 
 struct wg_tile {
     int qt, hq, hk, b; /* query tile, query head, key/value head, batch */
@@ -39,7 +42,8 @@ struct wg_tile {
     int n_kt;          /* key tiles to visit: those holding a key some row of the tile sees */
 };
 
-/* With pair_tiles: the units [0, pair_units) are pairs, head by head; after them single tiles. */
+/* With walk PAIRS: the units [0, pair_units) are pairs, head by head; after them single tiles
+ * (0 on the other walks: pairs_per_head is 0). */
 __device__ __forceinline__ int pair_units(const wgmma_params &p)
 {
     return p.pairs_per_head * p.h_q * p.batch; /* <= n_units < 2^31 */
@@ -48,7 +52,7 @@ __device__ __forceinline__ int pair_units(const wgmma_params &p)
 /* Query tiles in unit u: 1, or 2 for a pair. */
 __device__ __forceinline__ int unit_tiles(const wgmma_params &p, int u)
 {
-    return p.pair_tiles && u < pair_units(p) ? 2 : 1;
+    return u < pair_units(p) ? 2 : 1;
 }
 
 /* WGMMA_FASTDIV 1 (default): unit_tile divides by multiply-shifts (kernels/fastdiv.h); 0: by the
@@ -65,20 +69,15 @@ __device__ __forceinline__ int fast_div(int n, fp8attn_fastdiv_t f, int d)
     return (int)fp8attn_fastdiv31((uint32_t)n, f);
 }
 
-/* WGMMA_SNAKE 1: causal problems that would pair their tiles run every query tile as its own unit,
- * longest first across heads, and the block walk reverses every odd full round (snake), so a block
- * that took one of a round's longer tiles takes one of the next round's shorter ones; the last
- * rounds hold the shortest tiles, which even out the end. 0 (default): pairs (A/B builds). */
-#ifndef WGMMA_SNAKE
-#define WGMMA_SNAKE 0
-#endif
-
-/* With snake (pair_tiles 2, pairs_per_head 0): the unit at position u of the walk. Round
- * r = u / gridDim.x runs positions r G .. r G + G - 1; an odd round that is full runs them in
- * reverse (a partial last round forward, so every unit below n_units runs once). */
+/* Walk SNAKE (host rule: sched_plan.cu): every query tile is its own unit, longest first across
+ * heads (the pairs' order of single tiles, with no pairs), and the block walk reverses every odd
+ * full round, so a block that took one of a round's longer tiles takes one of the next round's
+ * shorter ones; the last rounds hold the shortest tiles, which even out the end. The unit at
+ * position u: round r = u / G runs positions r G .. r G + G - 1; an odd round that is full runs
+ * them in reverse (a partial last round forward, so every unit below n_units runs once). */
 __device__ __forceinline__ int snake_unit(const wgmma_params &p, int u)
 {
-    const int g = gridDim.x, r = fast_div(u, p.div_pairs, g), base = r * g; /* div_pairs: G */
+    const int g = gridDim.x, r = fast_div(u, p.div_grid, g), base = r * g;
     return (r & 1) && base <= p.n_units - g ? base + (base + g - 1 - u) : u; /* no overflow */
 }
 
@@ -89,8 +88,8 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
 {
     wg_tile t;
     int hb; /* head + h_q * batch */
-    if (WGMMA_SNAKE && p.pair_tiles == 2) u = snake_unit(p, u);
-    if (p.pair_tiles) {
+    if (p.walk == FP8ATTN_WGMMA_WALK_SNAKE) u = snake_unit(p, u);
+    if (p.walk != FP8ATTN_WGMMA_WALK_TILES) { /* pairs (none on the snake walk), then singles */
         const int kp = p.pairs_per_head, pu = pair_units(p);
         if (u < pu) {
             hb = fast_div(u, p.div_pairs, kp);

@@ -185,6 +185,7 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
     out->div_h_q = fp8attn_fastdiv_make((uint32_t)p->h_q);
     out->div_per_kv = fp8attn_fastdiv_make((uint32_t)out->heads_per_kv);
     out->div_pairs = fp8attn_fastdiv_make(1); /* the launch sets it with pairs_per_head */
+    out->div_grid = fp8attn_fastdiv_make(1); /* the launch sets it for the snake walk */
     out->scale_log2 = fp8attn_effective_scale(p) * FP8ATTN_LOG2E;
     out->o = p->o;
     out->lse = p->lse;

@@ -22,17 +22,34 @@ fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p);
 fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,
                                            int o_map, struct wgmma_params *out);
 
-/* Causal problems whose query tiles run in pairs (scheduler.cuh): how many pairs each of the
- * heads runs as a two-tile unit (at most n_q_tiles / 2); the other tiles run singly after all
- * the pairs, longest first. Picked, among up to 12 middle pairs split, for the least load on the
- * busiest of grid blocks (a tile's cost: its key tiles + half a key tile; docs/PERF.md w34), if
- * that is at least 2 % less than with none split.
+/* How a causal problem's units walk its query tiles (scheduler.cuh): the kernel's wgmma_params
+ * walk field. TILES: one tile per unit, head by head (non-causal problems, and causal ones of
+ * fewer than two waves); PAIRS: two tiles of one head per unit, (n_q_tiles - 1 - i, i), then the
+ * tiles of the pairs the planner split singly; SNAKE: one tile per unit, longest first across all
+ * heads, every odd full round of the grid walked backwards. */
+enum { FP8ATTN_WGMMA_WALK_TILES = 0, FP8ATTN_WGMMA_WALK_PAIRS = 1, FP8ATTN_WGMMA_WALK_SNAKE = 2 };
+
+/* With PAIRS: how many pairs each of the heads runs as a two-tile unit (at most n_q_tiles / 2);
+ * the other tiles run singly after all the pairs, longest first. Picked, among up to 12 middle
+ * pairs split, for the least load on the busiest of grid blocks (a tile's cost: its key tiles +
+ * half a key tile; docs/PERF.md w34), if that is at least 2 % less than with none split.
  * C linkage: tests/test_wgmma_sched.c calls it. */
 #ifdef __cplusplus
 extern "C"
 #endif
 int fp8attn_wgmma_pairs_per_head(int n_q_tiles, int bm, int bn, int q_off, int seqlen_q,
                                  int seqlen_k, int64_t heads, int grid);
+
+/* The walk of a causal problem of at least two waves (heads x n_q_tiles >= 2 grid): SNAKE where
+ * its busiest block carries at least 2 % less than PAIRS' (with the split above) and every head
+ * has at least two blocks in a round (2 heads <= grid; with fewer, the blocks of a round read
+ * different heads' keys and values and miss in L2: docs/PERF.md w38), within 32 rounds of units;
+ * else PAIRS. *pairs_per_head: PAIRS' count, 0 for SNAKE. */
+#ifdef __cplusplus
+extern "C"
+#endif
+int fp8attn_wgmma_causal_walk(int n_q_tiles, int bm, int bn, int q_off, int seqlen_q,
+                              int seqlen_k, int64_t heads, int grid, int *pairs_per_head);
 
 /* The V^T of p in the workspace (vt_prepass.cu): SKP = seqlen_k rounded up to 32, the bytes it
  * takes, its tensor map (box: sw_n key bytes x head_dim rows) and the launch that writes it. */
