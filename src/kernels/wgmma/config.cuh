@@ -49,12 +49,15 @@
  *              many as fit the producer's registers without a spill (docs/PERF.md w35)
  *   TSPEC      the transposer's code specialised per warp (transpose_warp: the units' offsets
  *              are immediates); false: one loop with the warp index at run time (transpose_units),
- *              where the specialised form spills or measured slower (docs/PERF.md w35) */
+ *              where the specialised form spills or measured slower (docs/PERF.md w35)
+ *   EPI_STSM   with the TMA store, O goes to shared memory with stmatrix (epilogue.cuh
+ *              write_output_stsm); where it measured faster (docs/PERF.md w39) */
 template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
           bool VT_GLOBAL_ = false, bool EPI_TMA_ = false, bool CROSS_ = true, int TBATCH_ = 1,
-          bool TSPEC_ = true>
+          bool TSPEC_ = true, bool EPI_STSM_ = false>
 struct wg_config {
     static constexpr bool VT_GLOBAL = VT_GLOBAL_;
+    static constexpr bool EPI_STSM = EPI_STSM_;
     static constexpr int D = D_;
     static constexpr int BN = BN_;
     static constexpr int STAGES = STAGES_;

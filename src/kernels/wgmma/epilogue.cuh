@@ -14,7 +14,8 @@
  * epilogue at about the same time (docs/PERF.md w20). Where shared memory has room for the O tile
  * (C::O_SMEM; all but hd256's transposing kernel) and O's map was built (p.o_tma), the transposed
  * rows go to shared memory instead, and one lane per warp starts a TMA store of its 16 rows that
- * runs on while the warp computes its next tile. Before the warp writes its staging area again it
+ * runs on while the warp computes its next tile. Configurations with EPI_STSM write the staging
+ * area with stmatrix instead (write_output_stsm). Before the warp writes its staging area again it
  * waits until that store has read it; the consumer waits for its last stores before it exits. TMA
  * leaves out rows past seqlen_q and before row 0, and writes nothing outside O's D columns. */
 #ifndef FP8ATTN_WGMMA_EPILOGUE_CUH
@@ -51,6 +52,86 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&a)[4], int t)
     }
 }
 
+/* write_output (below) of a configuration with EPI_STSM: the same result, the staging area
+ * written with stmatrix, which takes the accumulator's layout as it is: no quad transpose, and
+ * one branch between the TMA and the global store per epilogue instead of one per group of
+ * chunks (docs/PERF.md w39: +1-2 % in hd128_n224's _vt kernel at 8k-16k causal, 1-3 % slower in
+ * hd128's transposing kernel, so only where it measured faster). */
+template <class C, int N>
+__device__ __forceinline__ void write_output_stsm(const wgmma_params &p, uint32_t o_smem,
+                                                  const float (&o)[N], const float (&m)[2],
+                                                  const float (&l)[2], int b, int hq, int hk,
+                                                  int row_w, int row_g, int lane, int t)
+{
+    static_assert(N % 16 == 0, "whole groups of 4 chunks per row");
+    const float vds = load_descale(p.v_descale, b, hk);
+    const bool bf16 = p.out_bf16 != 0;
+    const bool tma = C::O_SMEM && p.o_tma;
+    float inv[2]; /* v_descale / row sum of each of this lane's two rows */
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        float lr = l[r];
+        lr += __shfl_xor_sync(0xffffffffu, lr, 1);
+        lr += __shfl_xor_sync(0xffffffffu, lr, 2);
+        inv[r] = lr > 0.0f ? vds / lr : 0.0f;
+        const int row = row_g + 8 * r;
+        if (p.lse && t == 0 && row >= 0 && row < p.seqlen_q)
+            p.lse[((int64_t)b * p.h_q + hq) * p.seqlen_q + row] =
+                lr > 0.0f ? FP8ATTN_LN2 * (m[r] + log2f(lr) - P_LOG2) : -INFINITY;
+    }
+    if (tma) {
+        /* The accumulator's quad layout is stmatrix's fragment layout (lane l holds elements
+         * 2 (l % 4), 2 (l % 4) + 1 of row l / 4 of an 8 x 8 matrix), so each pair of 8-column
+         * chunks i, i + 1 goes to the staging area as four matrices (chunk i rows 0-7 and 8-15,
+         * chunk i + 1 the same) with no shuffles; lane l gives the address of row l % 8 (+ 8 for
+         * matrices 1 and 3) of chunk i + l / 16. Rows past the end too: the TMA store leaves
+         * them out. Before that, the store of this warp's previous tile has read the area. */
+        if (lane == 0) bulk_wait_read_all();
+        __syncwarp();
+        const int arow = (lane & 7) + 8 * ((lane >> 3) & 1), achunk = lane >> 4;
+#pragma unroll
+        for (int i = 0; i < N / 4; i += 2)
+            stmatrix_x4(kmajor_addr<16, 128>(o_smem, arow, 16 * (i + achunk)),
+                        pack_out2(o[4 * i] * inv[0], o[4 * i + 1] * inv[0], bf16),
+                        pack_out2(o[4 * i + 2] * inv[1], o[4 * i + 3] * inv[1], bf16),
+                        pack_out2(o[4 * i + 4] * inv[0], o[4 * i + 5] * inv[0], bf16),
+                        pack_out2(o[4 * i + 6] * inv[1], o[4 * i + 7] * inv[1], bf16));
+    } else {
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            const int row = row_g + 8 * r;
+            const bool in = row >= 0 && row < p.seqlen_q; /* the same for the whole quad */
+            uint16_t *orow = (uint16_t *)p.o + row_offset(p.o_stride, b, hq, in ? row : 0);
+#pragma unroll
+            for (int G = 0; G < N / 16; G++) {
+                uint32_t a[4];
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    const int i = 4 * G + j;
+                    a[j] = pack_out2(o[4 * i + 2 * r] * inv[r], o[4 * i + 2 * r + 1] * inv[r], bf16);
+                }
+                quad_transpose(a, t); /* every lane of the warp takes part, rows past the end too */
+                if (in)
+                    *reinterpret_cast<uint4 *>(orow + 8 * (4 * G + t)) =
+                        make_uint4(a[0], a[1], a[2], a[3]);
+            }
+        }
+    }
+    if (tma) { /* hand the rows to the async proxy; one lane stores the D / 64 boxes */
+        fence_proxy_async_smem();
+        __syncwarp();
+        /* the causal partial tile's first warps (scheduler.cuh: q_off is a multiple of 16) have
+         * no row to write; a TMA store of a box that starts before row 0 faults (illegal
+         * instruction) */
+        if (lane == 0 && row_w >= 0) {
+#pragma unroll
+            for (int cb = 0; cb < C::D / 64; cb++)
+                tma_store_4d(&p.tm_o, o_smem + cb * 16 * 128, 64 * cb, row_w, hq, b);
+            bulk_commit();
+        }
+    }
+}
+
 /* The epilogue of one warp: its 16 rows (row_g and row_g + 8 for this lane) of the consumer's
  * O accumulator. o_smem: the warp's staging area (C::O_SMEM), [D / 64][16 rows][128 bytes] with
  * the 128-byte swizzle; row_w = the warp's first row. */
@@ -61,6 +142,10 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
                                              int row_g, int lane, int t)
 {
     static_assert(N % 16 == 0, "whole groups of 4 chunks per row");
+    if (C::EPI_STSM) {
+        write_output_stsm<C>(p, o_smem, o, m, l, b, hq, hk, row_w, row_g, lane, t);
+        return;
+    }
     const float vds = load_descale(p.v_descale, b, hk);
     const bool bf16 = p.out_bf16 != 0;
     const bool tma = C::O_SMEM && p.o_tma;
