@@ -24,7 +24,9 @@ fp8attn.attention against the raw C API.
 --alternate ROUNDS times fp8attn and FA3 FP8 in turn, ROUNDS times per shape, reads the GPU's SM
 clock, power and throttle reasons (nvidia-smi) after each, and reports the median and quartiles of
 the per-round ratio: on long shapes the GPU runs at its power cap and single figures move by
-several % (docs/PERF.md w37). --shapes limits either mode to the shapes given.
+several % (docs/PERF.md w37). Each round also replays a CUDA graph of 10 calls of each system
+("graph"): below a few hundred µs per call the eager figure counts FA3's host cost, and only the
+graph ratio compares the kernels (w38). --shapes limits either mode to the shapes given.
 """
 import argparse
 import json
@@ -35,6 +37,7 @@ import time
 import traceback
 
 SYSTEMS = ("fp8attn", "fa3_fp8", "cudnn_fp8", "cudnn_bf16", "flash_fp16")
+ALT_GRAPH_CALLS = 10  # calls per CUDA graph in --alternate's rounds
 LATENCY_SHAPES = [(1, 1, 32, 64), (1, 8, 512, 64), (2, 8, 256, 64), (1, 8, 2048, 64)]
 TOKENS, HIDDEN = 16384, 2048  # the FA3 paper's grid: batch = 16k / S, heads = 2048 / D
 
@@ -97,9 +100,10 @@ class Bench:
         t = sorted(a.elapsed_time(b) * 1e3 for a, b in events)
         return {"p50_us": _pct(t, 50), "p10_us": _pct(t, 10), "p90_us": _pct(t, 90), "n": len(t)}
 
-    def graph_time(self, fn, calls=20, reps=10):
-        """GPU time per call: `calls` calls captured in one CUDA graph, replayed `reps` times
-        (hot L2: the small shapes fit)."""
+    def graph_timer(self, fn, calls=20):
+        """fn captured `calls` times in one CUDA graph (after three warm-up calls on a side
+        stream); returns once(): one replay, the GPU time per call in us (hot L2: the small
+        shapes fit)."""
         torch = self.torch
         s = torch.cuda.Stream()
         s.wait_stream(torch.cuda.current_stream())
@@ -114,16 +118,22 @@ class Bench:
                 fn()
         g.replay()
         torch.cuda.synchronize()
-        t = []
-        for _ in range(reps):
+
+        def once():
             a = torch.cuda.Event(enable_timing=True)
             b = torch.cuda.Event(enable_timing=True)
             a.record()
             g.replay()
             b.record()
             torch.cuda.synchronize()
-            t.append(a.elapsed_time(b) * 1e3 / calls)
-        t.sort()
+            return a.elapsed_time(b) * 1e3 / calls
+        return once
+
+    def graph_time(self, fn, calls=20, reps=10):
+        """GPU time per call: `calls` calls captured in one CUDA graph, replayed `reps` times
+        (hot L2: the small shapes fit)."""
+        once = self.graph_timer(fn, calls)
+        t = sorted(once() for _ in range(reps))
         return {"p50_us": _pct(t, 50), "p10_us": _pct(t, 10), "p90_us": _pct(t, 90)}
 
     # ---- one shape ----
@@ -155,7 +165,10 @@ class Bench:
         each), with the GPU's SM clock, power and throttle reasons read after each. Long shapes
         run at the GPU's power cap, where both move by several % from one call to the next
         (docs/PERF.md w37): one side-by-side figure each says less than the median ratio of
-        many rounds."""
+        many rounds. Each round also replays a CUDA graph of ALT_GRAPH_CALLS calls of each
+        (graph_summary): events around one eager call count the host's launch cost whenever the
+        GPU runs dry, which FA3's Python wrapper makes tens of µs (docs/PERF.md w38), so below
+        a few hundred µs per call only the graph ratio compares the kernels."""
         torch = self.torch
         if self.fa3 is None:
             return {"error": "FA3 FP8 not importable: %s" % self.peer_errors.get("fa3_fp8")}
@@ -167,15 +180,21 @@ class Bench:
         fa3()
         torch.cuda.synchronize()
         row = {"shape": [B, H, S, D], "causal": causal, "tflop": tflop(B, H, S, D, causal),
-               "iters": iters, "rounds": []}
+               "iters": iters, "graph_calls": ALT_GRAPH_CALLS, "rounds": []}
+        graph_ours = self.graph_timer(ours, ALT_GRAPH_CALLS)
+        graph_fa3 = self.graph_timer(fa3, ALT_GRAPH_CALLS)
         for _ in range(rounds):
             a = self.time_call(ours, iters, warmup=1)["p50_us"]
             ga = gpu_state()
             b = self.time_call(fa3, iters, warmup=1)["p50_us"]
+            gb = gpu_state()
             row["rounds"].append({"fp8attn_us": a, "fa3_fp8_us": b, "gpu_after_fp8attn": ga,
-                                  "gpu_after_fa3_fp8": gpu_state()})
+                                  "gpu_after_fa3_fp8": gb, "fp8attn_graph_us": graph_ours(),
+                                  "fa3_fp8_graph_us": graph_fa3()})
         row["summary"] = alternation_summary([r["fp8attn_us"] for r in row["rounds"]],
                                              [r["fa3_fp8_us"] for r in row["rounds"]])
+        row["graph_summary"] = alternation_summary([r["fp8attn_graph_us"] for r in row["rounds"]],
+                                                   [r["fa3_fp8_graph_us"] for r in row["rounds"]])
         return row
 
     def shape_inputs(self, B, H, S, D, causal):
@@ -786,7 +805,7 @@ def _main_alternate(args, bench, data, shapes, t_start):
         row.setdefault("shape", [B, H, S, D])
         row.setdefault("causal", causal)
         data["alternations"].append(row)
-        sm = row.get("summary")
+        sm, gs = row.get("summary"), row.get("graph_summary")
         clocks = [g.get("sm_mhz") for r in row.get("rounds", ())
                   for g in (r["gpu_after_fp8attn"], r["gpu_after_fa3_fp8"]) if g.get("sm_mhz")]
         capped = sum(1 for r in row.get("rounds", ())
@@ -794,11 +813,13 @@ def _main_alternate(args, bench, data, shapes, t_start):
         print("B=%d H=%d S=%d D=%d c=%d | %s" % (
             B, H, S, D, causal,
             ("fp8attn %.1fus fa3 %.1fus | fa3/fp8attn %.3f (quartiles %.3f-%.3f, %d rounds) | "
-             "SM %s MHz, power cap in %d rounds" % (
+             "graph %.1fus %.1fus: %.3f (%.3f-%.3f) | SM %s MHz, power cap in %d rounds" % (
                  sm["fp8attn_p50_us"], sm["fa3_fp8_p50_us"], sm["fa3_over_fp8attn_p50"],
                  sm["fa3_over_fp8attn_p25"], sm["fa3_over_fp8attn_p75"], sm["rounds"],
+                 gs["fp8attn_p50_us"], gs["fa3_fp8_p50_us"], gs["fa3_over_fp8attn_p50"],
+                 gs["fa3_over_fp8attn_p25"], gs["fa3_over_fp8attn_p75"],
                  "%d-%d" % (min(clocks), max(clocks)) if clocks else "?", capped))
-            if sm else "ERR %s" % row.get("error", "")[-300:]), flush=True)
+            if sm and gs else "ERR %s" % row.get("error", "")[-300:]), flush=True)
         with open(out_json, "w") as f:
             json.dump(data, f, indent=1)
     print("wrote %s" % out_json)

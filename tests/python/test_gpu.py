@@ -596,8 +596,8 @@ def test_library_in_use():
 
 def test_bench_shapes_and_alternate(tmp_path):
     """python -m fp8attn.bench --shapes ... (one shape through every peer) and --alternate
-    (fp8attn and FA3 in turn): bench.json holds the rows, fp8attn's figure is there, and without
-    FA3 the alternation says so instead of passing."""
+    (fp8attn and FA3 in turn, eager and as CUDA graphs): bench.json holds the rows, fp8attn's
+    figure is there, and without FA3 the alternation says so instead of passing."""
     import json
 
     from fp8attn.bench import main
@@ -612,5 +612,10 @@ def test_bench_shapes_and_alternate(tmp_path):
     if "summary" in alt[0]:
         assert rc == 0 and len(alt[0]["rounds"]) == 2 and alt[0]["summary"]["rounds"] == 2
         assert all(r["fp8attn_us"] > 0 and r["fa3_fp8_us"] > 0 for r in alt[0]["rounds"])
+        # the graph replays: GPU time only, so at most the eager time (which adds the launch)
+        # up to the timing's spread
+        assert alt[0]["graph_summary"]["rounds"] == 2
+        assert all(0 < r["fp8attn_graph_us"] < 1.5 * r["fp8attn_us"] and
+                   0 < r["fa3_fp8_graph_us"] < 1.5 * r["fa3_fp8_us"] for r in alt[0]["rounds"])
     else:
         assert rc == 1 and "FA3 FP8 not importable" in alt[0]["error"]
