@@ -11,12 +11,13 @@
  * aligned (fp8attn.h), and so is every 8-column chunk.
  *
  * Those stores still hold the warp until the memory system takes them, and every SM reaches its
- * epilogue at about the same time (docs/PERF.md w20). Where shared memory has room for the O tile
- * (C::O_SMEM; all but hd256's transposing kernel) and O's map was built (p.o_tma), the transposed
- * rows go to shared memory instead, and one lane per warp starts a TMA store of its 16 rows that
- * runs on while the warp computes its next tile. Configurations with EPI_STSM write the staging
- * area with stmatrix instead (write_output_stsm). Before the warp writes its staging area again it
- * waits until that store has read it; the consumer waits for its last stores before it exits. TMA
+ * epilogue at about the same time (docs/PERF.md w20). Where the configuration asks for it and
+ * shared memory has room for the O tile (C::O_SMEM: EPI_TMA, hd128's two _vt kernels) and O's
+ * map was built (p.o_tma), the transposed rows go to shared memory instead, and one lane per warp
+ * starts a TMA store of its 16 rows that runs on while the warp computes its next tile.
+ * Configurations with EPI_STSM write the staging area with stmatrix instead (write_output_stsm).
+ * Before the warp writes its staging area again it waits until that store has read it; the
+ * consumer waits for its last stores before it exits. TMA
  * leaves out rows past seqlen_q and before row 0, and writes nothing outside O's D columns. */
 #ifndef FP8ATTN_WGMMA_EPILOGUE_CUH
 #define FP8ATTN_WGMMA_EPILOGUE_CUH
@@ -55,8 +56,9 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&a)[4], int t)
 /* write_output (below) of a configuration with EPI_STSM: the same result, the staging area
  * written with stmatrix, which takes the accumulator's layout as it is: no quad transpose, and
  * one branch between the TMA and the global store per epilogue instead of one per group of
- * chunks (docs/PERF.md w39: +1-2 % in hd128_n224's _vt kernel at 8k-16k causal, 1-3 % slower in
- * hd128's transposing kernel, so only where it measured faster). */
+ * chunks (docs/PERF.md w39: +1-2 % in hd128_n224's _vt kernel at 8k-16k causal; its global-store
+ * path, with 1/l and the LSE computed before the stores, measured 1-3 % slower than
+ * write_output's in the kernels without a staging area, so only where it measured faster). */
 template <class C, int N>
 __device__ __forceinline__ void write_output_stsm(const wgmma_params &p, uint32_t o_smem,
                                                   const float (&o)[N], const float (&m)[2],
