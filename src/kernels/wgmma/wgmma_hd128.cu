@@ -24,8 +24,15 @@
 #ifndef WGMMA_HD128_TSPEC
 #define WGMMA_HD128_TSPEC 0 /* the run-time-warp transposer (config.cuh TSPEC; PERF w35) */
 #endif
+#ifndef WGMMA_HD128_EPI_TMA
+#define WGMMA_HD128_EPI_TMA 0 /* O through shared memory and a TMA store (config.cuh EPI_TMA) */
+#endif
+#ifndef WGMMA_HD128_STSM
+#define WGMMA_HD128_STSM 0 /* with EPI_TMA: the staging area written with stmatrix (EPI_STSM) */
+#endif
 typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS, WGMMA_HD128_PREGS,
-                  WGMMA_HD128_LOADER, false, false, true, WGMMA_HD128_TBATCH, WGMMA_HD128_TSPEC>
+                  WGMMA_HD128_LOADER, false, WGMMA_HD128_EPI_TMA, true, WGMMA_HD128_TBATCH,
+                  WGMMA_HD128_TSPEC, WGMMA_HD128_STSM>
     wg_cfg_hd128;
 /* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
 #ifndef WGMMA_HD128_VT_BN
@@ -46,8 +53,12 @@ typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS
 #define WGMMA_HD128_VT_CROSS 0 /* the cross-tile overlap: 0.2-0.6 % slower side by side at
                                 * (8,16,2048,128), the only problem measured (docs/PERF.md w33) */
 #endif
+#ifndef WGMMA_HD128_VT_STSM
+#define WGMMA_HD128_VT_STSM 0 /* the staging area written with stmatrix (EPI_STSM) */
+#endif
 typedef wg_config<128, WGMMA_HD128_VT_BN, WGMMA_HD128_VT_STAGES, WGMMA_HD128_CONSUMERS,
-                  WGMMA_HD128_VT_PREGS, 1, true, WGMMA_HD128_VT_EPI_TMA, WGMMA_HD128_VT_CROSS>
+                  WGMMA_HD128_VT_PREGS, 1, true, WGMMA_HD128_VT_EPI_TMA, WGMMA_HD128_VT_CROSS, 1,
+                  true, WGMMA_HD128_VT_STSM>
     wg_cfg_hd128_vt;
 #ifndef WGMMA_HD128_OVERLAP
 #define WGMMA_HD128_OVERLAP 1 /* next tile's S = Q.K^T issued with this tile's P.V */

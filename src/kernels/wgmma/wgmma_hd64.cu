@@ -25,8 +25,13 @@
 #ifndef WGMMA_HD64_TBATCH
 #define WGMMA_HD64_TBATCH 4 /* V transpose units per batch (config.cuh TBATCH; PERF w35) */
 #endif
+#ifndef WGMMA_HD64_EPI_TMA
+#define WGMMA_HD64_EPI_TMA 0 /* O through shared memory and a TMA store (config.cuh EPI_TMA), and
+                              * with it the stmatrix epilogue (EPI_STSM); for both kernels */
+#endif
 typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WGMMA_HD64_PREGS,
-                  WGMMA_HD64_LOADER, false, false, WGMMA_HD64_CROSS, WGMMA_HD64_TBATCH>
+                  WGMMA_HD64_LOADER, false, WGMMA_HD64_EPI_TMA, WGMMA_HD64_CROSS, WGMMA_HD64_TBATCH,
+                  true, WGMMA_HD64_EPI_TMA>
     wg_cfg_hd64;
 /* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
 #ifndef WGMMA_HD64_VT_BN
@@ -39,7 +44,8 @@ typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WG
 #define WGMMA_HD64_VT_PREGS WGMMA_HD64_PREGS
 #endif
 typedef wg_config<64, WGMMA_HD64_VT_BN, WGMMA_HD64_VT_STAGES, WGMMA_HD64_CONSUMERS,
-                  WGMMA_HD64_VT_PREGS, 1, true, false, WGMMA_HD64_CROSS>
+                  WGMMA_HD64_VT_PREGS, 1, true, WGMMA_HD64_EPI_TMA, WGMMA_HD64_CROSS, 1, true,
+                  WGMMA_HD64_EPI_TMA>
     wg_cfg_hd64_vt;
 #ifndef WGMMA_HD64_OVERLAP
 #define WGMMA_HD64_OVERLAP 1 /* next tile's S = Q.K^T issued with this tile's P.V */
