@@ -11,7 +11,8 @@
 
 /* WGMMA_EPI_TMA 1: every kernel with room in shared memory for its O tile writes O there and
  * lets a TMA store copy it out (epilogue.cuh); 0 (default): only the configurations that ask for
- * it (EPI_TMA below: hd128's _vt kernel, the one that measured faster, docs/PERF.md w21). */
+ * it (EPI_TMA below: hd128's and hd64's kernels and hd128_n224's _vt, which with the stmatrix
+ * epilogue measured faster; docs/PERF.md w21, w40). */
 #ifndef WGMMA_EPI_TMA
 #define WGMMA_EPI_TMA 0
 #endif

@@ -25,10 +25,13 @@
 #define WGMMA_HD128_TSPEC 0 /* the run-time-warp transposer (config.cuh TSPEC; PERF w35) */
 #endif
 #ifndef WGMMA_HD128_EPI_TMA
-#define WGMMA_HD128_EPI_TMA 0 /* O through shared memory and a TMA store (config.cuh EPI_TMA) */
+#define WGMMA_HD128_EPI_TMA 1 /* O through shared memory and a TMA store (config.cuh EPI_TMA), */
 #endif
 #ifndef WGMMA_HD128_STSM
-#define WGMMA_HD128_STSM 0 /* with EPI_TMA: the staging area written with stmatrix (EPI_STSM) */
+#define WGMMA_HD128_STSM 1 /* the staging area written with stmatrix (EPI_STSM): together
+                            * +3.3 / +1.9 % at (32,16,512,128) causal / not, +0.3-0.5 % at 2k
+                            * (docs/PERF.md w40; w21 had the staging path without stmatrix
+                            * slower) */
 #endif
 typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS, WGMMA_HD128_PREGS,
                   WGMMA_HD128_LOADER, false, WGMMA_HD128_EPI_TMA, true, WGMMA_HD128_TBATCH,
@@ -54,7 +57,8 @@ typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS
                                 * (8,16,2048,128), the only problem measured (docs/PERF.md w33) */
 #endif
 #ifndef WGMMA_HD128_VT_STSM
-#define WGMMA_HD128_VT_STSM 0 /* the staging area written with stmatrix (EPI_STSM) */
+#define WGMMA_HD128_VT_STSM 1 /* the staging area written with stmatrix (EPI_STSM): +2.5 % at
+                               * (4,16,4096,128) causal (docs/PERF.md w40) */
 #endif
 typedef wg_config<128, WGMMA_HD128_VT_BN, WGMMA_HD128_VT_STAGES, WGMMA_HD128_CONSUMERS,
                   WGMMA_HD128_VT_PREGS, 1, true, WGMMA_HD128_VT_EPI_TMA, WGMMA_HD128_VT_CROSS, 1,

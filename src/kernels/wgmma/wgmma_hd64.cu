@@ -26,8 +26,10 @@
 #define WGMMA_HD64_TBATCH 4 /* V transpose units per batch (config.cuh TBATCH; PERF w35) */
 #endif
 #ifndef WGMMA_HD64_EPI_TMA
-#define WGMMA_HD64_EPI_TMA 0 /* O through shared memory and a TMA store (config.cuh EPI_TMA), and
-                              * with it the stmatrix epilogue (EPI_STSM); for both kernels */
+#define WGMMA_HD64_EPI_TMA 1 /* O through shared memory and a TMA store (config.cuh EPI_TMA), and
+                              * with it the stmatrix epilogue (EPI_STSM); for both kernels:
+                              * +2.2 % at (32,32,512,64), +0.9-2.2 % in the _vt kernel at 2k-16k
+                              * (docs/PERF.md w40) */
 #endif
 typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WGMMA_HD64_PREGS,
                   WGMMA_HD64_LOADER, false, WGMMA_HD64_EPI_TMA, WGMMA_HD64_CROSS, WGMMA_HD64_TBATCH,
