@@ -18,10 +18,15 @@
 #ifndef WGMMA_HD64_M128_TBATCH
 #define WGMMA_HD64_M128_TBATCH 2 /* V transpose units per batch (config.cuh TBATCH; PERF w35) */
 #endif
+#ifndef WGMMA_HD64_M128_EPI_TMA
+#define WGMMA_HD64_M128_EPI_TMA 0 /* O through shared memory (stmatrix) and a TMA store, both
+                                   * kernels (config.cuh EPI_TMA, EPI_STSM) */
+#endif
 typedef wg_config<64, WGMMA_HD64_M128_BN, WGMMA_HD64_M128_STAGES, 2, WGMMA_HD64_M128_PREGS, 1, false,
-                  false, true, WGMMA_HD64_M128_TBATCH>
+                  WGMMA_HD64_M128_EPI_TMA, true, WGMMA_HD64_M128_TBATCH, true, WGMMA_HD64_M128_EPI_TMA>
     wg_cfg_hd64_m128;
-typedef wg_config<64, WGMMA_HD64_M128_BN, WGMMA_HD64_M128_STAGES, 2, WGMMA_HD64_M128_PREGS, 1, true>
+typedef wg_config<64, WGMMA_HD64_M128_BN, WGMMA_HD64_M128_STAGES, 2, WGMMA_HD64_M128_PREGS, 1, true,
+                  WGMMA_HD64_M128_EPI_TMA, true, 1, true, WGMMA_HD64_M128_EPI_TMA>
     wg_cfg_hd64_m128_vt;
 FP8ATTN_WGMMA_INSTANCE(hd64_m128, wg_cfg_hd64_m128, wg_cfg_hd64_m128_vt, 1, 1, WGMMA_PINGPONG,
                        WGMMA_VT_PINGPONG)

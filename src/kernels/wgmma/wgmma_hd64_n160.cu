@@ -17,8 +17,15 @@
 #define WGMMA_HD64_N160_TBATCH 1 /* V transpose units per batch (config.cuh TBATCH; 2 spills 48 B
                                   * at the producer's 32 registers; PERF w35) */
 #endif
-typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, false, false, false, WGMMA_HD64_N160_TBATCH>
+#ifndef WGMMA_HD64_N160_EPI_TMA
+#define WGMMA_HD64_N160_EPI_TMA 0 /* O through shared memory (stmatrix) and a TMA store, both
+                                   * kernels (config.cuh EPI_TMA, EPI_STSM) */
+#endif
+typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, false, WGMMA_HD64_N160_EPI_TMA, false,
+                  WGMMA_HD64_N160_TBATCH, true, WGMMA_HD64_N160_EPI_TMA>
     wg_cfg_hd64_n160;
-typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, true, false, false> wg_cfg_hd64_n160_vt;
+typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, true, WGMMA_HD64_N160_EPI_TMA, false, 1,
+                  true, WGMMA_HD64_N160_EPI_TMA>
+    wg_cfg_hd64_n160_vt;
 FP8ATTN_WGMMA_INSTANCE(hd64_n160, wg_cfg_hd64_n160, wg_cfg_hd64_n160_vt, 1, 1, WGMMA_PINGPONG,
                        WGMMA_VT_PINGPONG)
