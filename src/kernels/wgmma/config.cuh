@@ -11,8 +11,9 @@
 
 /* WGMMA_EPI_TMA 1: every kernel with room in shared memory for its O tile writes O there and
  * lets a TMA store copy it out (epilogue.cuh); 0 (default): only the configurations that ask for
- * it (EPI_TMA below: hd128's and hd64's kernels and hd128_n224's _vt, which with the stmatrix
- * epilogue measured faster; docs/PERF.md w21, w40). */
+ * it (EPI_TMA below, set per kernel in the instance files where, with the stmatrix epilogue,
+ * it measured faster: all but hd256's two and the transposing kernels of hd128_n224 and
+ * hd64_m128; docs/PERF.md w21, w39-w41). */
 #ifndef WGMMA_EPI_TMA
 #define WGMMA_EPI_TMA 0
 #endif

@@ -12,11 +12,11 @@
  *
  * Those stores still hold the warp until the memory system takes them, and every SM reaches its
  * epilogue at about the same time (docs/PERF.md w20). Where the configuration asks for it and
- * shared memory has room for the O tile (C::O_SMEM: EPI_TMA, in hd128's, hd64's and hd128_n224_vt's
- * kernels) and O's
- * map was built (p.o_tma), the transposed rows go to shared memory instead, and one lane per warp
- * starts a TMA store of its 16 rows that runs on while the warp computes its next tile.
- * Configurations with EPI_STSM write the staging area with stmatrix instead (write_output_stsm).
+ * shared memory has room for the O tile (C::O_SMEM: EPI_TMA, set per kernel in the instance
+ * files) and O's map was built (p.o_tma), the transposed rows go to shared memory instead, and
+ * one lane per warp starts a TMA store of its 16 rows that runs on while the warp computes its
+ * next tile. Configurations with EPI_STSM (today every one with EPI_TMA; the transposed form
+ * stays for A/B builds) write the staging area with stmatrix instead (write_output_stsm).
  * Before the warp writes its staging area again it waits until that store has read it; the
  * consumer waits for its last stores before it exits. TMA
  * leaves out rows past seqlen_q and before row 0, and writes nothing outside O's D columns. */
@@ -57,9 +57,9 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&a)[4], int t)
 /* write_output (below) of a configuration with EPI_STSM: the same result, the staging area
  * written with stmatrix, which takes the accumulator's layout as it is: no quad transpose, and
  * one branch between the TMA and the global store per epilogue instead of one per group of
- * chunks (docs/PERF.md w39: +1-2 % in hd128_n224's _vt kernel at 8k-16k causal; w40: +1-3 % in
- * hd128's and hd64's kernels, which w21 had measured slower with the staging area when it was
- * written after quad transposes). Its global-store path (O's strides unfit for TMA), with 1/l
+ * chunks (docs/PERF.md w39: +1-2 % in hd128_n224's _vt kernel at 8k-16k causal; w40, w41: +1-3 %
+ * in hd128's, hd64's and hd64_n160's kernels and +7.6 % in hd64_m128's _vt, where w21 had
+ * measured the staging area slower when it was written after quad transposes). Its global-store path (O's strides unfit for TMA), with 1/l
  * and the LSE computed before the stores, measured 1-3 % slower than write_output's in kernels
  * without a staging area (w39), so those keep write_output. */
 template <class C, int N>
