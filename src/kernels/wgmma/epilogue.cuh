@@ -54,6 +54,24 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&a)[4], int t)
     }
 }
 
+/* The end of a warp's epilogue on the staging path: its 16 rows, written to o_smem, go to the
+ * async proxy, and one lane starts the TMA stores of their D / 64 boxes. */
+template <class C>
+__device__ __forceinline__ void store_staged_rows(const wgmma_params &p, uint32_t o_smem, int row_w,
+                                                  int hq, int b, int lane)
+{
+    fence_proxy_async_smem();
+    __syncwarp();
+    /* the causal partial tile's first warps (scheduler.cuh: q_off is a multiple of 16) have no
+     * row to write; a TMA store of a box that starts before row 0 faults (illegal instruction) */
+    if (lane == 0 && row_w >= 0) {
+#pragma unroll
+        for (int cb = 0; cb < C::D / 64; cb++)
+            tma_store_4d(&p.tm_o, o_smem + cb * 16 * 128, 64 * cb, row_w, hq, b);
+        bulk_commit();
+    }
+}
+
 /* write_output (below) of a configuration with EPI_STSM: the same result, the staging area
  * written with stmatrix, which takes the accumulator's layout as it is: no quad transpose, and
  * one branch between the TMA and the global store per epilogue instead of one per group of
@@ -122,19 +140,7 @@ __device__ __forceinline__ void write_output_stsm(const wgmma_params &p, uint32_
             }
         }
     }
-    if (tma) { /* hand the rows to the async proxy; one lane stores the D / 64 boxes */
-        fence_proxy_async_smem();
-        __syncwarp();
-        /* the causal partial tile's first warps (scheduler.cuh: q_off is a multiple of 16) have
-         * no row to write; a TMA store of a box that starts before row 0 faults (illegal
-         * instruction) */
-        if (lane == 0 && row_w >= 0) {
-#pragma unroll
-            for (int cb = 0; cb < C::D / 64; cb++)
-                tma_store_4d(&p.tm_o, o_smem + cb * 16 * 128, 64 * cb, row_w, hq, b);
-            bulk_commit();
-        }
-    }
+    if (tma) store_staged_rows<C>(p, o_smem, row_w, hq, b, lane);
 }
 
 /* The epilogue of one warp: its 16 rows (row_g and row_g + 8 for this lane) of the consumer's
@@ -187,19 +193,7 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
             p.lse[((int64_t)b * p.h_q + hq) * p.seqlen_q + row] =
                 lr > 0.0f ? FP8ATTN_LN2 * (m[r] + log2f(lr) - P_LOG2) : -INFINITY;
     }
-    if (tma) { /* hand the rows to the async proxy; one lane stores the D / 64 boxes */
-        fence_proxy_async_smem();
-        __syncwarp();
-        /* the causal partial tile's first warps (scheduler.cuh: q_off is a multiple of 16) have
-         * no row to write; a TMA store of a box that starts before row 0 faults (illegal
-         * instruction) */
-        if (lane == 0 && row_w >= 0) {
-#pragma unroll
-            for (int cb = 0; cb < C::D / 64; cb++)
-                tma_store_4d(&p.tm_o, o_smem + cb * 16 * 128, 64 * cb, row_w, hq, b);
-            bulk_commit();
-        }
-    }
+    if (tma) store_staged_rows<C>(p, o_smem, row_w, hq, b, lane);
 }
 
 #endif
