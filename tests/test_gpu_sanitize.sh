@@ -32,7 +32,7 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
 # keep it on hd128's transposing kernel, which runs the cross-tile overlap (consume_cross,
 # next_with_keys). The last three, causal, walk their tiles in snake order (scheduler.cuh;
 # sched_plan.cu picks it: 2 heads <= 132 SMs, at least two waves, 2 % less on the busiest block),
-# hd128 and hd256 from the workspace (77 and 60 repeats), hd64 transposing V (5 or 7).
+# hd128 and hd256 from the workspace (77 and 60 repeats), hd64 transposing V (7).
 variants="reference-gpu mma-m64 mma-m128"
 "$bin" info | grep -qE '^  wgmma ' && variants="$variants wgmma"
 [ $# -gt 1 ] && variants="${*:2}" # by hand: only the variants named

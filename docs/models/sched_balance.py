@@ -17,11 +17,12 @@ busiest block; the ideal spreads the total evenly. Prints, per shape, the modell
            kp = the pairs a head keeps (tests/test_wgmma_sched.c checks sched_plan.cu against it)
   snake    no pairs: every tile a unit, longest first across heads (tiles counted from the last
            row up), block i taking the i-th of each round of G units in even rounds and the
-           (G-1-i)-th in odd full rounds (scheduler.cuh snake_unit, WGMMA_SNAKE builds; docs/PERF.md
-           w37: it ignores L2, and measured -12.5 % at (8,16,2048,128) causal where it predicts 0)
+           (G-1-i)-th in odd full rounds (scheduler.cuh snake_unit; docs/PERF.md w37, w38: it
+           ignores L2, and measured -8 to -12.5 % at (8,16,2048,128) causal where it predicts 0)
   walk     the walk sched_plan.cu picks (fp8attn_wgmma_causal_walk): snake where its busiest block
            carries at least 2 % less than split's, every head has two blocks in a round
-           (2 B H <= SMs) and there are at most 32 rounds of tiles; else split (docs/PERF.md w38;
+           (2 B H <= SMs), there are at most 32 rounds of tiles and at most 1024 SMs; else split
+           (docs/PERF.md w38;
            tests/test_wgmma_sched.c checks sched_plan.cu against it)
 Within 0.5 % of the bench on the H100 at (8,32,2048,64) causal: predicted 1.085 / 1.136,
 measured 1.071-1.088 / 1.120-1.136. Run: python3 sched_balance.py [SMS] (default 132).
@@ -79,7 +80,7 @@ def walk_rule(b, h, s, bm, bn, sms=132, sk=None):
     n, heads = math.ceil(s / bm), b * h
     if not (n > 1 and n * heads >= 2 * sms):
         return "tiles"
-    if not (2 * heads <= sms and heads * n <= 32 * sms):
+    if not (2 * heads <= sms and heads * n <= 32 * sms and sms <= 1024):
         return "pairs"
     m = split_search(b, h, s, bm, bn, sms, sk=sk)
     pairs = efficiency(b, h, s, bm, bn, True, "split", sms, split=m, sk=sk)[0]
@@ -123,7 +124,8 @@ SHAPES = [
     ("hd128 16k c (n224)", 1, 16, 16384, 128, 224, True),
     ("odd: 3,7,5000,128 c", 3, 7, 5000, 128, 192, True),
     ("hd256 8k c", 2, 8, 8192, 128, 128, True),
-    ("hd128 4k c (n224)", 4, 16, 4096, 128, 224, True),
+    ("hd128 4k c", 4, 16, 4096, 128, 192, True),
+    ("hd64 8k c, 48 heads", 1, 48, 8192, 192, 128, True),
 ]
 
 if __name__ == "__main__":

@@ -181,20 +181,27 @@ class Bench:
         torch.cuda.synchronize()
         row = {"shape": [B, H, S, D], "causal": causal, "tflop": tflop(B, H, S, D, causal),
                "iters": iters, "graph_calls": ALT_GRAPH_CALLS, "rounds": []}
-        graph_ours = self.graph_timer(ours, ALT_GRAPH_CALLS)
-        graph_fa3 = self.graph_timer(fa3, ALT_GRAPH_CALLS)
+        try:  # a capture that fails loses the graph rounds (graph_error), not the eager ones
+            graphs = (self.graph_timer(ours, ALT_GRAPH_CALLS),
+                      self.graph_timer(fa3, ALT_GRAPH_CALLS))
+        except Exception as ex:  # noqa: BLE001
+            graphs = None
+            row["graph_error"] = _err(ex)
         for _ in range(rounds):
             a = self.time_call(ours, iters, warmup=1)["p50_us"]
             ga = gpu_state()
             b = self.time_call(fa3, iters, warmup=1)["p50_us"]
             gb = gpu_state()
-            row["rounds"].append({"fp8attn_us": a, "fa3_fp8_us": b, "gpu_after_fp8attn": ga,
-                                  "gpu_after_fa3_fp8": gb, "fp8attn_graph_us": graph_ours(),
-                                  "fa3_fp8_graph_us": graph_fa3()})
+            r = {"fp8attn_us": a, "fa3_fp8_us": b, "gpu_after_fp8attn": ga, "gpu_after_fa3_fp8": gb}
+            if graphs:
+                r["fp8attn_graph_us"], r["fa3_fp8_graph_us"] = graphs[0](), graphs[1]()
+            row["rounds"].append(r)
         row["summary"] = alternation_summary([r["fp8attn_us"] for r in row["rounds"]],
                                              [r["fa3_fp8_us"] for r in row["rounds"]])
-        row["graph_summary"] = alternation_summary([r["fp8attn_graph_us"] for r in row["rounds"]],
-                                                   [r["fa3_fp8_graph_us"] for r in row["rounds"]])
+        if graphs:
+            row["graph_summary"] = alternation_summary(
+                [r["fp8attn_graph_us"] for r in row["rounds"]],
+                [r["fa3_fp8_graph_us"] for r in row["rounds"]])
         return row
 
     def shape_inputs(self, B, H, S, D, causal):
@@ -490,6 +497,29 @@ def alternation_summary(ours_us, fa3_us):
     return {"fp8attn_p50_us": _pct(sorted(ours_us), 50), "fa3_fp8_p50_us": _pct(sorted(fa3_us), 50),
             "fa3_over_fp8attn_p50": _pct(ratios, 50), "fa3_over_fp8attn_p25": _pct(ratios, 25),
             "fa3_over_fp8attn_p75": _pct(ratios, 75), "rounds": len(ratios)}
+
+
+def alternation_line(B, H, S, D, causal, row):
+    """One line of --alternate's report for a row of bench.json's "alternations": the eager and
+    graph medians and ratios, the clocks and how many rounds ran at the power cap; the error
+    where the row has none."""
+    sm, gs = row.get("summary"), row.get("graph_summary")
+    head = "B=%d H=%d S=%d D=%d c=%d | " % (B, H, S, D, causal)
+    if not sm:
+        return head + "ERR %s" % row.get("error", "")[-300:]
+    clocks = [g.get("sm_mhz") for r in row.get("rounds", ())
+              for g in (r["gpu_after_fp8attn"], r["gpu_after_fa3_fp8"]) if g.get("sm_mhz")]
+    capped = sum(1 for r in row.get("rounds", ())
+                 if (r["gpu_after_fp8attn"].get("throttle") or 0) & SMI_SW_POWER_CAP)
+    graph = ("graph %.1fus %.1fus: %.3f (%.3f-%.3f)" % (
+        gs["fp8attn_p50_us"], gs["fa3_fp8_p50_us"], gs["fa3_over_fp8attn_p50"],
+        gs["fa3_over_fp8attn_p25"], gs["fa3_over_fp8attn_p75"]) if gs
+        else "graph ERR %s" % row.get("graph_error", "?")[-200:])
+    return head + ("fp8attn %.1fus fa3 %.1fus | fa3/fp8attn %.3f (quartiles %.3f-%.3f, %d rounds) | "
+                   "%s | SM %s MHz, power cap in %d rounds" % (
+                       sm["fp8attn_p50_us"], sm["fa3_fp8_p50_us"], sm["fa3_over_fp8attn_p50"],
+                       sm["fa3_over_fp8attn_p25"], sm["fa3_over_fp8attn_p75"], sm["rounds"],
+                       graph, "%d-%d" % (min(clocks), max(clocks)) if clocks else "?", capped))
 
 
 SMI_FIELDS = ("clocks.sm", "power.draw", "temperature.gpu", "clocks_throttle_reasons.active")
@@ -805,21 +835,7 @@ def _main_alternate(args, bench, data, shapes, t_start):
         row.setdefault("shape", [B, H, S, D])
         row.setdefault("causal", causal)
         data["alternations"].append(row)
-        sm, gs = row.get("summary"), row.get("graph_summary")
-        clocks = [g.get("sm_mhz") for r in row.get("rounds", ())
-                  for g in (r["gpu_after_fp8attn"], r["gpu_after_fa3_fp8"]) if g.get("sm_mhz")]
-        capped = sum(1 for r in row.get("rounds", ())
-                     if (r["gpu_after_fp8attn"].get("throttle") or 0) & SMI_SW_POWER_CAP)
-        print("B=%d H=%d S=%d D=%d c=%d | %s" % (
-            B, H, S, D, causal,
-            ("fp8attn %.1fus fa3 %.1fus | fa3/fp8attn %.3f (quartiles %.3f-%.3f, %d rounds) | "
-             "graph %.1fus %.1fus: %.3f (%.3f-%.3f) | SM %s MHz, power cap in %d rounds" % (
-                 sm["fp8attn_p50_us"], sm["fa3_fp8_p50_us"], sm["fa3_over_fp8attn_p50"],
-                 sm["fa3_over_fp8attn_p25"], sm["fa3_over_fp8attn_p75"], sm["rounds"],
-                 gs["fp8attn_p50_us"], gs["fa3_fp8_p50_us"], gs["fa3_over_fp8attn_p50"],
-                 gs["fa3_over_fp8attn_p25"], gs["fa3_over_fp8attn_p75"],
-                 "%d-%d" % (min(clocks), max(clocks)) if clocks else "?", capped))
-            if sm and gs else "ERR %s" % row.get("error", "")[-300:]), flush=True)
+        print(alternation_line(B, H, S, D, causal, row), flush=True)
         with open(out_json, "w") as f:
             json.dump(data, f, indent=1)
     print("wrote %s" % out_json)

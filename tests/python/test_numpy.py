@@ -443,6 +443,28 @@ def test_bench_alternation_summary():
             alternation_summary(a, b)
 
 
+def test_bench_alternation_line():
+    """--alternate's report line: eager and graph ratios, clocks and capped rounds; a failed graph
+    capture or a failed row says so instead of printing numbers."""
+    from fp8attn.bench import alternation_line, alternation_summary
+    cap, free = {"sm_mhz": 1710, "throttle": 4}, {"sm_mhz": 1980, "throttle": 0}
+    rounds = [{"fp8attn_us": 100.0, "fa3_fp8_us": 95.0, "gpu_after_fp8attn": cap,
+               "gpu_after_fa3_fp8": free},
+              {"fp8attn_us": 100.0, "fa3_fp8_us": 95.0, "gpu_after_fp8attn": free,
+               "gpu_after_fa3_fp8": free}]
+    row = {"rounds": rounds, "summary": alternation_summary([100.0] * 2, [95.0] * 2),
+           "graph_summary": alternation_summary([80.0] * 2, [88.0] * 2)}
+    line = alternation_line(1, 16, 16384, 128, 1, row)
+    assert line.startswith("B=1 H=16 S=16384 D=128 c=1 | fp8attn 100.0us fa3 95.0us")
+    assert "fa3/fp8attn 0.950" in line and "graph 80.0us 88.0us: 1.100" in line
+    assert "SM 1710-1980 MHz, power cap in 1 rounds" in line
+    del row["graph_summary"]
+    row["graph_error"] = "RuntimeError: capture failed"
+    assert "graph ERR RuntimeError: capture failed" in alternation_line(1, 16, 16384, 128, 1, row)
+    assert alternation_line(1, 2, 3, 64, 0, {"error": "FA3 FP8 not importable"}).endswith(
+        "ERR FA3 FP8 not importable")
+
+
 def test_bench_parse_smi():
     from fp8attn.bench import SMI_SW_POWER_CAP, parse_smi
     g = parse_smi("1815, 573.28, 52, 0x0000000000000004")

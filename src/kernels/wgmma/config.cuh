@@ -52,8 +52,10 @@
  *   TSPEC      the transposer's code specialised per warp (transpose_warp: the units' offsets
  *              are immediates); false: one loop with the warp index at run time (transpose_units),
  *              where the specialised form spills or measured slower (docs/PERF.md w35)
- *   EPI_STSM   with the TMA store, O goes to shared memory with stmatrix (epilogue.cuh
- *              write_output_stsm); where it measured faster (docs/PERF.md w39) */
+ *   EPI_STSM   the epilogue is write_output_stsm (epilogue.cuh): with the TMA store, O goes to
+ *              shared memory with stmatrix; where O's strides do not suit TMA, its own
+ *              register-store path runs (w39 measured that form 1-3 % slower than
+ *              write_output's). Set with EPI_TMA where it measured faster (docs/PERF.md w39-w41) */
 template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
           bool VT_GLOBAL_ = false, bool EPI_TMA_ = false, bool CROSS_ = true, int TBATCH_ = 1,
           bool TSPEC_ = true, bool EPI_STSM_ = false>

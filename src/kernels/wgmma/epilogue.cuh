@@ -75,11 +75,12 @@ __device__ __forceinline__ void store_staged_rows(const wgmma_params &p, uint32_
 /* write_output (below) of a configuration with EPI_STSM: the same result, the staging area
  * written with stmatrix, which takes the accumulator's layout as it is: no quad transpose, and
  * one branch between the TMA and the global store per epilogue instead of one per group of
- * chunks (docs/PERF.md w39: +1-2 % in hd128_n224's _vt kernel at 8k-16k causal; w40, w41: +1-3 %
- * in hd128's, hd64's and hd64_n160's kernels and +7.6 % in hd64_m128's _vt, where w21 had
- * measured the staging area slower when it was written after quad transposes). Its global-store path (O's strides unfit for TMA), with 1/l
- * and the LSE computed before the stores, measured 1-3 % slower than write_output's in kernels
- * without a staging area (w39), so those keep write_output. */
+ * chunks (docs/PERF.md w39: +1-2 % in hd128_n224's _vt kernel at 8k-16k causal; w40, w41:
+ * +0.3-3 % in hd128's, hd64's and hd64_n160's kernels and +7.6 % in hd64_m128's _vt, where w21
+ * had measured the staging area slower when it was written after quad transposes). Its
+ * global-store path (O's strides unfit for TMA), with 1/l and the LSE computed before the
+ * stores, measured 1-3 % slower than write_output's in kernels without a staging area (w39), so
+ * those keep write_output; a kernel with EPI_STSM takes that slower path only for such O. */
 template <class C, int N>
 __device__ __forceinline__ void write_output_stsm(const wgmma_params &p, uint32_t o_smem,
                                                   const float (&o)[N], const float (&m)[2],

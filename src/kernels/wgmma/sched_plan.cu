@@ -63,11 +63,14 @@ static int64_t busiest(int kp, int n, int bm, int bn, int q_off, int seqlen_q, i
     return top;
 }
 
-int fp8attn_wgmma_pairs_per_head(int n_q_tiles, int bm, int bn, int q_off, int seqlen_q,
-                                 int seqlen_k, int64_t heads, int grid)
+/* fp8attn_wgmma_pairs_per_head, and in *load the busiest block's load with that many pairs, or
+ * -1 where it was not computed (no search: beyond MAX_ROUNDS, or a grid outside the table). */
+static int plan_pairs(int n_q_tiles, int bm, int bn, int q_off, int seqlen_q, int seqlen_k,
+                      int64_t heads, int grid, int64_t *load)
 {
     const int np = n_q_tiles / 2;
     const int64_t units = heads * (n_q_tiles - np);
+    *load = -1;
     if (!WGMMA_SPLIT_SEARCH || grid <= 0 || grid > MAX_BLOCKS || units > (int64_t)MAX_ROUNDS * grid)
         return np;
     int best = np;
@@ -82,7 +85,16 @@ int fp8attn_wgmma_pairs_per_head(int n_q_tiles, int bm, int bn, int q_off, int s
             best = np - m;
         }
     }
-    return best_load * 100 <= none * (100 - MIN_GAIN_PCT) ? best : np;
+    const int split = best_load * 100 <= none * (100 - MIN_GAIN_PCT);
+    *load = split ? best_load : none;
+    return split ? best : np;
+}
+
+int fp8attn_wgmma_pairs_per_head(int n_q_tiles, int bm, int bn, int q_off, int seqlen_q,
+                                 int seqlen_k, int64_t heads, int grid)
+{
+    int64_t load;
+    return plan_pairs(n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k, heads, grid, &load);
 }
 
 /* The busiest block's load on the snake walk: tiles longest first across all heads, block i
@@ -108,12 +120,12 @@ static int64_t busiest_snake(int n, int bm, int bn, int q_off, int seqlen_q, int
 int fp8attn_wgmma_causal_walk(int n_q_tiles, int bm, int bn, int q_off, int seqlen_q,
                               int seqlen_k, int64_t heads, int grid, int *pairs_per_head)
 {
-    const int kp = fp8attn_wgmma_pairs_per_head(n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k,
-                                                heads, grid);
+    int64_t p; /* the pairs' busiest block, if plan_pairs computed it */
+    const int kp = plan_pairs(n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k, heads, grid, &p);
     int snake = WGMMA_SNAKE == 1;
     if (WGMMA_SNAKE < 0 && grid > 0 && grid <= MAX_BLOCKS && 2 * heads <= grid &&
         heads * n_q_tiles <= (int64_t)MAX_SNAKE_ROUNDS * grid) {
-        const int64_t p = busiest(kp, n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k, heads, grid);
+        if (p < 0) p = busiest(kp, n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k, heads, grid);
         const int64_t s =
             busiest_snake(n_q_tiles, bm, bn, q_off, seqlen_q, seqlen_k, heads, grid);
         snake = s * 100 <= p * (100 - MIN_GAIN_PCT);

@@ -12,9 +12,10 @@
  * (n_q_tiles - 1 - i, i) of one head: under a causal mask the key tiles a query tile visits grow
  * linearly with its index, so every pair costs about the same and the static round-robin stays
  * balanced. SNAKE balances the same problems by order instead (snake_unit below), where the
- * pairs' granularity leaves the last round uneven. Units run through the query tiles of one head before the next head (the key and value
- * tiles that run together are shared in L2); unpaired, the query tiles with the most keys come
- * first.
+ * pairs' granularity leaves the last round uneven. On the TILES walk and for the pairs, units run
+ * through the query tiles of one head before the next head (the key and value tiles that run
+ * together are shared in L2), the query tiles with the most keys first; single tiles (SNAKE, and
+ * the singles after the pairs) go longest first across heads.
  *
  * Pairs and single tiles: each head runs its outer pairs (n_q_tiles - 1 - i, i), i <
  * pairs_per_head, as units, head by head; after all of them come its middle tiles (the odd

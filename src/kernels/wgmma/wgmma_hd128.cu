@@ -25,7 +25,7 @@
 #define WGMMA_HD128_TSPEC 0 /* the run-time-warp transposer (config.cuh TSPEC; PERF w35) */
 #endif
 #ifndef WGMMA_HD128_EPI_TMA
-#define WGMMA_HD128_EPI_TMA 1 /* O through shared memory and a TMA store (config.cuh EPI_TMA), */
+#define WGMMA_HD128_EPI_TMA 1 /* O through shared memory and a TMA store (config.cuh EPI_TMA) */
 #endif
 #ifndef WGMMA_HD128_STSM
 #define WGMMA_HD128_STSM 1 /* the staging area written with stmatrix (EPI_STSM): together
@@ -49,8 +49,8 @@ typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS
 #endif
 #ifndef WGMMA_HD128_VT_EPI_TMA
 #define WGMMA_HD128_VT_EPI_TMA 1 /* O through shared memory and a TMA store: H100 +3 % at
-                                  * (8,16,2048,128); every other kernel measured 1-8 % slower
-                                  * with it (PERF w21) */
+                                  * (8,16,2048,128) in w21, when the other kernels measured 1-8 %
+                                  * slower with it; with stmatrix most of them gain (w40, w41) */
 #endif
 #ifndef WGMMA_HD128_VT_CROSS
 #define WGMMA_HD128_VT_CROSS 0 /* the cross-tile overlap: 0.2-0.6 % slower side by side at

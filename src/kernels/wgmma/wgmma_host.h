@@ -43,8 +43,8 @@ int fp8attn_wgmma_pairs_per_head(int n_q_tiles, int bm, int bn, int q_off, int s
 /* The walk of a causal problem of at least two waves (heads x n_q_tiles >= 2 grid): SNAKE where
  * its busiest block carries at least 2 % less than PAIRS' (with the split above) and every head
  * has at least two blocks in a round (2 heads <= grid; with fewer, the blocks of a round read
- * different heads' keys and values and miss in L2: docs/PERF.md w38), within 32 rounds of units;
- * else PAIRS. *pairs_per_head: PAIRS' count, 0 for SNAKE. */
+ * different heads' keys and values and miss in L2: docs/PERF.md w38), within 32 rounds of units
+ * and on at most 1024 blocks; else PAIRS. *pairs_per_head: PAIRS' count, 0 for SNAKE. */
 #ifdef __cplusplus
 extern "C"
 #endif
