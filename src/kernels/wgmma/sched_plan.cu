@@ -39,18 +39,26 @@ static int64_t tile_cost(int k, int bm, int bn, int q_off, int seqlen_q, int seq
 }
 
 /* The busiest block's load when each head runs kp pairs and then its middle tiles singly, and
- * block i takes units i, i + grid, ... (scheduler.cuh's order). */
+ * block i takes units i, i + grid, ... (scheduler.cuh's order): unit h kp + i, pair i of head h,
+ * goes to block (h kp + i) % grid. Pair i costs the same in every head, so each cost is computed
+ * once and the blocks are stepped through without a division (the planner runs on every launch
+ * of a causal problem of two waves or more). */
 static int64_t busiest(int kp, int n, int bm, int bn, int q_off, int seqlen_q, int seqlen_k,
                        int64_t heads, int grid)
 {
     int64_t load[MAX_BLOCKS] = {0}, top = 0;
-    int blk = 0;
-    for (int64_t h = 0; h < heads; h++)
-        for (int i = 0; i < kp; i++) {
-            load[blk] += tile_cost(n - 1 - i, bm, bn, q_off, seqlen_q, seqlen_k) +
-                         tile_cost(i, bm, bn, q_off, seqlen_q, seqlen_k);
-            if (++blk == grid) blk = 0;
+    const int step = kp % grid; /* kp >= 1 where the loop runs */
+    for (int i = 0; i < kp; i++) {
+        const int64_t c = tile_cost(n - 1 - i, bm, bn, q_off, seqlen_q, seqlen_k) +
+                          tile_cost(i, bm, bn, q_off, seqlen_q, seqlen_k);
+        int blk = i % grid;
+        for (int64_t h = 0; h < heads; h++) {
+            load[blk] += c;
+            blk += step;
+            if (blk >= grid) blk -= grid;
         }
+    }
+    int blk = (int)(heads * kp % grid);
     for (int qt = n - 1 - kp; qt >= kp; qt--) {
         const int64_t c = tile_cost(qt, bm, bn, q_off, seqlen_q, seqlen_k);
         for (int64_t h = 0; h < heads; h++) {
@@ -103,13 +111,17 @@ int fp8attn_wgmma_pairs_per_head(int n_q_tiles, int bm, int bn, int q_off, int s
 static int64_t busiest_snake(int n, int bm, int bn, int q_off, int seqlen_q, int seqlen_k,
                              int64_t heads, int grid)
 {
-    int64_t load[MAX_BLOCKS] = {0}, top = 0, i = 0;
+    int64_t load[MAX_BLOCKS] = {0}, top = 0, r = 0; /* unit r grid + col */
     const int64_t units = heads * n;
+    int col = 0;
     for (int qt = n - 1; qt >= 0; qt--) {
         const int64_t c = tile_cost(qt, bm, bn, q_off, seqlen_q, seqlen_k);
-        for (int64_t h = 0; h < heads; h++, i++) {
-            const int64_t r = i / grid, col = i - r * grid;
+        for (int64_t h = 0; h < heads; h++) {
             load[(r & 1) && (r + 1) * grid <= units ? grid - 1 - col : col] += c;
+            if (++col == grid) {
+                col = 0;
+                r++;
+            }
         }
     }
     for (int b = 0; b < grid; b++)
