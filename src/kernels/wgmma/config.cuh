@@ -43,7 +43,8 @@
  *              warps transpose and thread 0 issues the loads between tiles
  *   VT_GLOBAL  the configuration of a "_vt" kernel: V^T comes from the workspace by TMA (no V
  *              ring in shared memory, no transposer; LOADER is ignored)
- *   EPI_TMA    O goes out through shared memory and a TMA store (epilogue.cuh), if the O tile
+ *   EPI_TMA    O goes out through shared memory (written with stmatrix) and a TMA store
+ *              (epilogue.cuh write_output_staged; docs/PERF.md w39-w41), if the O tile
  *              fits beside the rest; else (and by default) 16-byte stores from registers
  *   CROSS      two Q stages if they fit (Q_STAGES below), so the cross-tile overlap
  *              (mainloop.cuh) may run; false where it spills or measured slower (docs/PERF.md w33)
@@ -52,16 +53,12 @@
  *   TSPEC      the transposer's code specialised per warp (transpose_warp: the units' offsets
  *              are immediates); false: one loop with the warp index at run time (transpose_units),
  *              where the specialised form spills or measured slower (docs/PERF.md w35)
- *   EPI_STSM   the epilogue is write_output_stsm (epilogue.cuh): with the TMA store, O goes to
- *              shared memory with stmatrix; where O's strides do not suit TMA, its own
- *              register-store path runs (w39 measured that form 1-3 % slower than
- *              write_output's). Set with EPI_TMA where it measured faster (docs/PERF.md w39-w41) */
+ */
 template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
           bool VT_GLOBAL_ = false, bool EPI_TMA_ = false, bool CROSS_ = true, int TBATCH_ = 1,
-          bool TSPEC_ = true, bool EPI_STSM_ = false>
+          bool TSPEC_ = true>
 struct wg_config {
     static constexpr bool VT_GLOBAL = VT_GLOBAL_;
-    static constexpr bool EPI_STSM = EPI_STSM_;
     static constexpr int D = D_;
     static constexpr int BN = BN_;
     static constexpr int STAGES = STAGES_;

@@ -13,13 +13,12 @@
  * Those stores still hold the warp until the memory system takes them, and every SM reaches its
  * epilogue at about the same time (docs/PERF.md w20). Where the configuration asks for it and
  * shared memory has room for the O tile (C::O_SMEM: EPI_TMA, set per kernel in the instance
- * files) and O's map was built (p.o_tma), the transposed rows go to shared memory instead, and
- * one lane per warp starts a TMA store of its 16 rows that runs on while the warp computes its
- * next tile. Configurations with EPI_STSM (today every one with EPI_TMA; the transposed form
- * stays for A/B builds) write the staging area with stmatrix instead (write_output_stsm).
- * Before the warp writes its staging area again it waits until that store has read it; the
- * consumer waits for its last stores before it exits. TMA
- * leaves out rows past seqlen_q and before row 0, and writes nothing outside O's D columns. */
+ * files) and O's map was built (p.o_tma), the rows go to shared memory instead, written with
+ * stmatrix (write_output_staged: no quad transpose), and one lane per warp starts a TMA store of
+ * its 16 rows that runs on while the warp computes its next tile. Before the warp writes its
+ * staging area again it waits until that store has read it; the consumer waits for its last
+ * stores before it exits. TMA leaves out rows past seqlen_q and before row 0, and writes nothing
+ * outside O's D columns. */
 #ifndef FP8ATTN_WGMMA_EPILOGUE_CUH
 #define FP8ATTN_WGMMA_EPILOGUE_CUH
 
@@ -72,20 +71,21 @@ __device__ __forceinline__ void store_staged_rows(const wgmma_params &p, uint32_
     }
 }
 
-/* write_output (below) of a configuration with EPI_STSM: the same result, the staging area
- * written with stmatrix, which takes the accumulator's layout as it is: no quad transpose, and
- * one branch between the TMA and the global store per epilogue instead of one per group of
- * chunks (docs/PERF.md w39: +1-2 % in hd128_n224's _vt kernel at 8k-16k causal; w40, w41:
+/* write_output (below) of a configuration with a staging area (C::O_SMEM): the rows written
+ * there with stmatrix, which takes the accumulator's layout as it is: no quad transpose, and one
+ * branch between the TMA and the global store per epilogue (docs/PERF.md w39: +1-2 % in hd128_n224's _vt kernel at 8k-16k causal; w40, w41:
  * +0.3-3 % in hd128's, hd64's and hd64_n160's kernels and +7.6 % in hd64_m128's _vt, where w21
  * had measured the staging area slower when it was written after quad transposes). Its
  * global-store path (O's strides unfit for TMA), with 1/l and the LSE computed before the
  * stores, measured 1-3 % slower than write_output's in kernels without a staging area (w39), so
- * those keep write_output; a kernel with EPI_STSM takes that slower path only for such O. */
+ * those keep write_output; a kernel with a staging area takes that slower path only for such O
+ * (the one copy of the quad-transposed stores left twice: merging them changes SASS that ran on
+ * the device only in this form). */
 template <class C, int N>
-__device__ __forceinline__ void write_output_stsm(const wgmma_params &p, uint32_t o_smem,
-                                                  const float (&o)[N], const float (&m)[2],
-                                                  const float (&l)[2], int b, int hq, int hk,
-                                                  int row_w, int row_g, int lane, int t)
+__device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint32_t o_smem,
+                                                    const float (&o)[N], const float (&m)[2],
+                                                    const float (&l)[2], int b, int hq, int hk,
+                                                    int row_w, int row_g, int lane, int t)
 {
     static_assert(N % 16 == 0, "whole groups of 4 chunks per row");
     const float vds = load_descale(p.v_descale, b, hk);
@@ -154,17 +154,12 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
                                              int row_g, int lane, int t)
 {
     static_assert(N % 16 == 0, "whole groups of 4 chunks per row");
-    if (C::EPI_STSM) {
-        write_output_stsm<C>(p, o_smem, o, m, l, b, hq, hk, row_w, row_g, lane, t);
+    if (C::O_SMEM) {
+        write_output_staged<C>(p, o_smem, o, m, l, b, hq, hk, row_w, row_g, lane, t);
         return;
     }
     const float vds = load_descale(p.v_descale, b, hk);
     const bool bf16 = p.out_bf16 != 0;
-    const bool tma = C::O_SMEM && p.o_tma;
-    if (tma) { /* the store of this warp's previous tile has read its staging area */
-        if (lane == 0) bulk_wait_read_all();
-        __syncwarp();
-    }
 #pragma unroll
     for (int r = 0; r < 2; r++) {
         float lr = l[r];
@@ -183,10 +178,7 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
                 a[j] = pack_out2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv, bf16);
             }
             quad_transpose(a, t); /* every lane of the warp takes part, rows past the end too */
-            if (tma) /* rows past the end too: the TMA store leaves them out */
-                st_shared_v4(kmajor_addr<16, 128>(o_smem, row - row_w, 16 * (4 * G + t)), a[0], a[1],
-                             a[2], a[3]);
-            else if (in)
+            if (in)
                 *reinterpret_cast<uint4 *>(orow + 8 * (4 * G + t)) =
                     make_uint4(a[0], a[1], a[2], a[3]);
         }
@@ -194,7 +186,6 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
             p.lse[((int64_t)b * p.h_q + hq) * p.seqlen_q + row] =
                 lr > 0.0f ? FP8ATTN_LN2 * (m[r] + log2f(lr) - P_LOG2) : -INFINITY;
     }
-    if (tma) store_staged_rows<C>(p, o_smem, row_w, hq, b, lane);
 }
 
 #endif

@@ -25,17 +25,14 @@
 #define WGMMA_HD128_TSPEC 0 /* the run-time-warp transposer (config.cuh TSPEC; PERF w35) */
 #endif
 #ifndef WGMMA_HD128_EPI_TMA
-#define WGMMA_HD128_EPI_TMA 1 /* O through shared memory and a TMA store (config.cuh EPI_TMA) */
-#endif
-#ifndef WGMMA_HD128_STSM
-#define WGMMA_HD128_STSM 1 /* the staging area written with stmatrix (EPI_STSM): together
-                            * +3.3 / +1.9 % at (32,16,512,128) causal / not, +0.3-0.5 % at 2k
-                            * (docs/PERF.md w40; w21 had the staging path without stmatrix
-                            * slower) */
+#define WGMMA_HD128_EPI_TMA 1 /* O through shared memory (stmatrix) and a TMA store (config.cuh
+                               * EPI_TMA): +3.3 / +1.9 % at (32,16,512,128) causal / not,
+                               * +0.3-0.5 % at 2k (docs/PERF.md w40; w21 had the staging path
+                               * without stmatrix slower) */
 #endif
 typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS, WGMMA_HD128_PREGS,
                   WGMMA_HD128_LOADER, false, WGMMA_HD128_EPI_TMA, true, WGMMA_HD128_TBATCH,
-                  WGMMA_HD128_TSPEC, WGMMA_HD128_STSM>
+                  WGMMA_HD128_TSPEC>
     wg_cfg_hd128;
 /* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
 #ifndef WGMMA_HD128_VT_BN
@@ -50,19 +47,15 @@ typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS
 #ifndef WGMMA_HD128_VT_EPI_TMA
 #define WGMMA_HD128_VT_EPI_TMA 1 /* O through shared memory and a TMA store: H100 +3 % at
                                   * (8,16,2048,128) in w21, when the other kernels measured 1-8 %
-                                  * slower with it; with stmatrix most of them gain (w40, w41) */
+                                  * slower with it; with stmatrix most of them gain (w40, w41;
+                                  * here +2.5 % at (4,16,4096,128) causal) */
 #endif
 #ifndef WGMMA_HD128_VT_CROSS
 #define WGMMA_HD128_VT_CROSS 0 /* the cross-tile overlap: 0.2-0.6 % slower side by side at
                                 * (8,16,2048,128), the only problem measured (docs/PERF.md w33) */
 #endif
-#ifndef WGMMA_HD128_VT_STSM
-#define WGMMA_HD128_VT_STSM 1 /* the staging area written with stmatrix (EPI_STSM): +2.5 % at
-                               * (4,16,4096,128) causal (docs/PERF.md w40) */
-#endif
 typedef wg_config<128, WGMMA_HD128_VT_BN, WGMMA_HD128_VT_STAGES, WGMMA_HD128_CONSUMERS,
-                  WGMMA_HD128_VT_PREGS, 1, true, WGMMA_HD128_VT_EPI_TMA, WGMMA_HD128_VT_CROSS, 1,
-                  true, WGMMA_HD128_VT_STSM>
+                  WGMMA_HD128_VT_PREGS, 1, true, WGMMA_HD128_VT_EPI_TMA, WGMMA_HD128_VT_CROSS>
     wg_cfg_hd128_vt;
 #ifndef WGMMA_HD128_OVERLAP
 #define WGMMA_HD128_OVERLAP 1 /* next tile's S = Q.K^T issued with this tile's P.V */

@@ -22,20 +22,16 @@ typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1, false, false, true,
 /* The _vt kernel: its producer is one thread issuing loads. At 40 registers the consumers get 232,
  * and with the cross-tile overlap (CROSS) they spill 16 bytes. At 24 (consumers 240) the overlap
  * compiles without a spill, but it measured no faster (4k-16k, causal and not), and 24 alone
- * measured 0.5-2.5 % slower (docs/PERF.md w37). Both stay A/B switches. Its epilogue writes the
- * O staging area with stmatrix (EPI_STSM: +2.2 % at (2,16,8192,128) causal, +1.2 % at 16k
- * causal, 16k non-causal within the noise; docs/PERF.md w39). */
+ * measured 0.5-2.5 % slower (docs/PERF.md w37). Both stay A/B switches. Its epilogue writes O
+ * through shared memory with stmatrix and a TMA store (EPI_TMA; stmatrix instead of quad
+ * transposes there: +2.2 % at (2,16,8192,128) causal, +1.2 % at 16k causal, docs/PERF.md w39). */
 #ifndef WGMMA_HD128_N224_VT_PREGS
 #define WGMMA_HD128_N224_VT_PREGS WGMMA_HD128_N224_PREGS
 #endif
 #ifndef WGMMA_HD128_N224_VT_CROSS
 #define WGMMA_HD128_N224_VT_CROSS false
 #endif
-#ifndef WGMMA_HD128_N224_VT_STSM
-#define WGMMA_HD128_N224_VT_STSM true
-#endif
-typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_VT_PREGS, 1, true, 1, WGMMA_HD128_N224_VT_CROSS, 1,
-                  true, WGMMA_HD128_N224_VT_STSM>
+typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_VT_PREGS, 1, true, 1, WGMMA_HD128_N224_VT_CROSS>
     wg_cfg_hd128_n224_vt;
 FP8ATTN_WGMMA_INSTANCE(hd128_n224, wg_cfg_hd128_n224, wg_cfg_hd128_n224_vt, 1, 1, WGMMA_PINGPONG,
                        WGMMA_VT_PINGPONG)

@@ -26,14 +26,13 @@
 #define WGMMA_HD64_TBATCH 4 /* V transpose units per batch (config.cuh TBATCH; PERF w35) */
 #endif
 #ifndef WGMMA_HD64_EPI_TMA
-#define WGMMA_HD64_EPI_TMA 1 /* O through shared memory and a TMA store (config.cuh EPI_TMA), and
-                              * with it the stmatrix epilogue (EPI_STSM); for both kernels:
+#define WGMMA_HD64_EPI_TMA 1 /* O through shared memory (stmatrix) and a TMA store (config.cuh
+                              * EPI_TMA), both kernels:
                               * +2.2 % at (32,32,512,64), +0.9-2.2 % in the _vt kernel at 2k-16k
                               * (docs/PERF.md w40) */
 #endif
 typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WGMMA_HD64_PREGS,
-                  WGMMA_HD64_LOADER, false, WGMMA_HD64_EPI_TMA, WGMMA_HD64_CROSS, WGMMA_HD64_TBATCH,
-                  true, WGMMA_HD64_EPI_TMA>
+                  WGMMA_HD64_LOADER, false, WGMMA_HD64_EPI_TMA, WGMMA_HD64_CROSS, WGMMA_HD64_TBATCH>
     wg_cfg_hd64;
 /* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
 #ifndef WGMMA_HD64_VT_BN
@@ -46,8 +45,7 @@ typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WG
 #define WGMMA_HD64_VT_PREGS WGMMA_HD64_PREGS
 #endif
 typedef wg_config<64, WGMMA_HD64_VT_BN, WGMMA_HD64_VT_STAGES, WGMMA_HD64_CONSUMERS,
-                  WGMMA_HD64_VT_PREGS, 1, true, WGMMA_HD64_EPI_TMA, WGMMA_HD64_CROSS, 1, true,
-                  WGMMA_HD64_EPI_TMA>
+                  WGMMA_HD64_VT_PREGS, 1, true, WGMMA_HD64_EPI_TMA, WGMMA_HD64_CROSS>
     wg_cfg_hd64_vt;
 #ifndef WGMMA_HD64_OVERLAP
 #define WGMMA_HD64_OVERLAP 1 /* next tile's S = Q.K^T issued with this tile's P.V */

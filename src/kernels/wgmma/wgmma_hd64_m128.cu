@@ -18,7 +18,7 @@
 #ifndef WGMMA_HD64_M128_TBATCH
 #define WGMMA_HD64_M128_TBATCH 2 /* V transpose units per batch (config.cuh TBATCH; PERF w35) */
 #endif
-/* O through shared memory (stmatrix) and a TMA store (config.cuh EPI_TMA, EPI_STSM), per kernel:
+/* O through shared memory (stmatrix) and a TMA store (config.cuh EPI_TMA), per kernel:
  * the _vt kernel +7.6 % at (1,4,4096,64); the transposing one +3.1 % at (4,32,1024,64) causal but
  * 1.2 % slower at (32,32,512,64) causal, FA3's grid point, so it stays off there (docs/PERF.md
  * w41) */
@@ -29,10 +29,10 @@
 #define WGMMA_HD64_M128_VT_EPI_TMA 1
 #endif
 typedef wg_config<64, WGMMA_HD64_M128_BN, WGMMA_HD64_M128_STAGES, 2, WGMMA_HD64_M128_PREGS, 1, false,
-                  WGMMA_HD64_M128_EPI_TMA, true, WGMMA_HD64_M128_TBATCH, true, WGMMA_HD64_M128_EPI_TMA>
+                  WGMMA_HD64_M128_EPI_TMA, true, WGMMA_HD64_M128_TBATCH>
     wg_cfg_hd64_m128;
 typedef wg_config<64, WGMMA_HD64_M128_BN, WGMMA_HD64_M128_STAGES, 2, WGMMA_HD64_M128_PREGS, 1, true,
-                  WGMMA_HD64_M128_VT_EPI_TMA, true, 1, true, WGMMA_HD64_M128_VT_EPI_TMA>
+                  WGMMA_HD64_M128_VT_EPI_TMA>
     wg_cfg_hd64_m128_vt;
 FP8ATTN_WGMMA_INSTANCE(hd64_m128, wg_cfg_hd64_m128, wg_cfg_hd64_m128_vt, 1, 1, WGMMA_PINGPONG,
                        WGMMA_VT_PINGPONG)

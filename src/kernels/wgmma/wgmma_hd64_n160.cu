@@ -19,15 +19,14 @@
 #endif
 #ifndef WGMMA_HD64_N160_EPI_TMA
 #define WGMMA_HD64_N160_EPI_TMA 1 /* O through shared memory (stmatrix) and a TMA store, both
-                                   * kernels (config.cuh EPI_TMA, EPI_STSM): +0.9 % at
+                                   * kernels (config.cuh EPI_TMA): +0.9 % at
                                    * (8,32,2048,64) causal, +0.4 % at (4,32,3000,64) causal
                                    * (docs/PERF.md w41) */
 #endif
 typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, false, WGMMA_HD64_N160_EPI_TMA, false,
-                  WGMMA_HD64_N160_TBATCH, true, WGMMA_HD64_N160_EPI_TMA>
+                  WGMMA_HD64_N160_TBATCH>
     wg_cfg_hd64_n160;
-typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, true, WGMMA_HD64_N160_EPI_TMA, false, 1,
-                  true, WGMMA_HD64_N160_EPI_TMA>
+typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, true, WGMMA_HD64_N160_EPI_TMA, false>
     wg_cfg_hd64_n160_vt;
 FP8ATTN_WGMMA_INSTANCE(hd64_n160, wg_cfg_hd64_n160, wg_cfg_hd64_n160_vt, 1, 1, WGMMA_PINGPONG,
                        WGMMA_VT_PINGPONG)
