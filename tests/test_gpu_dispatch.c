@@ -110,7 +110,7 @@ int main(void)
         }
     }
     /* with a workspace: V^T written once when a V tile would be transposed often enough
-     * (wgmma_variant.cu, use_vt_pass: 17 times, hd64 10, causal or one wave 32): 32 times at
+     * (wgmma_variant.cu, use_vt_pass: 17 times, hd64 10, hd128 16, causal or one wave 32): 32 times at
      * (4,8,4096,256), 16 at (8,8,2048,256), 4 at (32,8,512,256); any sm_90 part has fewer SMs
      * than their 1024 blocks */
     if (hopper) {
@@ -131,10 +131,12 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
         p.causal = 1;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
-        p = problem(8, 16, 2048, 128); /* 16 repeats */
+        p = problem(8, 16, 1920, 128); /* 15 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
-        p = problem(8, 16, 2176, 128); /* 17 repeats: the line */
+        p = problem(8, 16, 2048, 128); /* 16 repeats: hd128's line since w42 */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
+        p.causal = 1; /* causal: 32 repeats needed */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
         p = problem(8, 32, 1920, 64); /* hd64: 10 repeats, its line */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_vt");
         p = problem(8, 32, 2048, 64); /* 11 repeats */

@@ -12,8 +12,8 @@
 /* WGMMA_EPI_TMA 1: every kernel with room in shared memory for its O tile writes O there and
  * lets a TMA store copy it out (epilogue.cuh); 0 (default): only the configurations that ask for
  * it (EPI_TMA below, set per kernel in the instance files where, with the stmatrix epilogue,
- * it measured faster: all but hd256's two and the transposing kernels of hd128_n224 and
- * hd64_m128; docs/PERF.md w21, w39-w41). */
+ * it measured faster: all but the transposing kernels of hd256, hd128_n224 and hd64_m128;
+ * docs/PERF.md w21, w39-w42). */
 #ifndef WGMMA_EPI_TMA
 #define WGMMA_EPI_TMA 0
 #endif

@@ -53,6 +53,28 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&a)[4], int t)
     }
 }
 
+/* The global store of one row of this lane's quad: the 8-column chunks scaled by inv (v_descale /
+ * row sum) and packed, each group of 4 chunks transposed across the quad so that lane t writes
+ * chunk 4G + t with one 16-byte store. in: the row is stored (the same for the whole quad); every
+ * lane of the warp takes part in the shuffles all the same. */
+template <int N>
+__device__ __forceinline__ void store_row_global(uint16_t *orow, const float (&o)[N], int r,
+                                                 float inv, bool bf16, bool in, int t)
+{
+#pragma unroll
+    for (int G = 0; G < N / 16; G++) {
+        uint32_t a[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int i = 4 * G + j;
+            a[j] = pack_out2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv, bf16);
+        }
+        quad_transpose(a, t);
+        if (in)
+            *reinterpret_cast<uint4 *>(orow + 8 * (4 * G + t)) = make_uint4(a[0], a[1], a[2], a[3]);
+    }
+}
+
 /* The end of a warp's epilogue on the staging path: its 16 rows, written to o_smem, go to the
  * async proxy, and one lane starts the TMA stores of their D / 64 boxes. */
 template <class C>
@@ -76,11 +98,9 @@ __device__ __forceinline__ void store_staged_rows(const wgmma_params &p, uint32_
  * branch between the TMA and the global store per epilogue (docs/PERF.md w39: +1-2 % in hd128_n224's _vt kernel at 8k-16k causal; w40, w41:
  * +0.3-3 % in hd128's, hd64's and hd64_n160's kernels and +7.6 % in hd64_m128's _vt, where w21
  * had measured the staging area slower when it was written after quad transposes). Its
- * global-store path (O's strides unfit for TMA), with 1/l and the LSE computed before the
- * stores, measured 1-3 % slower than write_output's in kernels without a staging area (w39), so
- * those keep write_output; a kernel with a staging area takes that slower path only for such O
- * (the one copy of the quad-transposed stores left twice: merging them changes SASS that ran on
- * the device only in this form). */
+ * global-store path (O's strides unfit for TMA) computes 1/l and the LSE before the stores,
+ * which measured 1-3 % slower than write_output's order in kernels without a staging area (w39),
+ * so those keep write_output's; both store each row with store_row_global. */
 template <class C, int N>
 __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint32_t o_smem,
                                                     const float (&o)[N], const float (&m)[2],
@@ -124,21 +144,9 @@ __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint3
 #pragma unroll
         for (int r = 0; r < 2; r++) {
             const int row = row_g + 8 * r;
-            const bool in = row >= 0 && row < p.seqlen_q; /* the same for the whole quad */
-            uint16_t *orow = (uint16_t *)p.o + row_offset(p.o_stride, b, hq, in ? row : 0);
-#pragma unroll
-            for (int G = 0; G < N / 16; G++) {
-                uint32_t a[4];
-#pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    const int i = 4 * G + j;
-                    a[j] = pack_out2(o[4 * i + 2 * r] * inv[r], o[4 * i + 2 * r + 1] * inv[r], bf16);
-                }
-                quad_transpose(a, t); /* every lane of the warp takes part, rows past the end too */
-                if (in)
-                    *reinterpret_cast<uint4 *>(orow + 8 * (4 * G + t)) =
-                        make_uint4(a[0], a[1], a[2], a[3]);
-            }
+            const bool in = row >= 0 && row < p.seqlen_q;
+            store_row_global((uint16_t *)p.o + row_offset(p.o_stride, b, hq, in ? row : 0), o, r,
+                             inv[r], bf16, in, t);
         }
     }
     if (tma) store_staged_rows<C>(p, o_smem, row_w, hq, b, lane);
@@ -168,20 +176,8 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
         const int row = row_g + 8 * r;
         const bool in = row >= 0 && row < p.seqlen_q; /* the same for the whole quad */
         const float inv = lr > 0.0f ? vds / lr : 0.0f;
-        uint16_t *orow = (uint16_t *)p.o + row_offset(p.o_stride, b, hq, in ? row : 0);
-#pragma unroll
-        for (int G = 0; G < N / 16; G++) {
-            uint32_t a[4];
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const int i = 4 * G + j;
-                a[j] = pack_out2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv, bf16);
-            }
-            quad_transpose(a, t); /* every lane of the warp takes part, rows past the end too */
-            if (in)
-                *reinterpret_cast<uint4 *>(orow + 8 * (4 * G + t)) =
-                    make_uint4(a[0], a[1], a[2], a[3]);
-        }
+        store_row_global((uint16_t *)p.o + row_offset(p.o_stride, b, hq, in ? row : 0), o, r, inv,
+                         bf16, in, t);
         if (in && p.lse && t == 0)
             p.lse[((int64_t)b * p.h_q + hq) * p.seqlen_q + row] =
                 lr > 0.0f ? FP8ATTN_LN2 * (m[r] + log2f(lr) - P_LOG2) : -INFINITY;

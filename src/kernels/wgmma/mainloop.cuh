@@ -318,19 +318,19 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
         float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
         uint32_t pa[C::BN / 32][4]; /* P as E4M3 A fragments */
         float sl2 = tile_scale_log2(p, t);
+        int jm = first_masked_tile<C>(p, t.q0 + 64 * c); /* t's first key tile with the mask */
         int g0 = 0, qi = 0;
         trace_tile(c, wtid, 0, 0);
         mbar_wait(sm.q_full(0), q_phase<C>(0));
         trace_tile(c, wtid, 0, 1);
         overlap_first<C, false>(p, sm, sm.q_tile(0), 0, c, lane, 0, t.n_kt,
-                                wg_rows{t.q0 + row_q, first_masked_tile<C>(p, t.q0 + 64 * c), sl2}, m, l,
-                                pa);
+                                wg_rows{t.q0 + row_q, jm, sl2}, m, l, pa);
         uint32_t ready = 0; /* the next turn's two stages were seen full during this one */
         for (;;) {
             const int n = t.n_kt, qs = q_stage<C>(qi);
             const uint32_t q = sm.q_tile(qs);
             const int row_lo = t.q0 + 64 * c, row_g = t.q0 + row_q;
-            const wg_rows r = {row_g, first_masked_tile<C>(p, row_lo), sl2};
+            const wg_rows r = {row_g, jm, sl2};
             for (int j = 1; j < n; j++)
                 overlap_turn<C, false, SKIP_RESCALE>(p, sm, q, qs, c, wtid, g0, j, n, r, o, m, l,
                                                      pa, ready);
@@ -358,7 +358,8 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
             if (EARLY_TEST)
                 ready = mbar_test(sm.k_full(ring_stage<C>(gn + 1)), ring_phase<C>(gn + 1)) &
                         mbar_test(sm.vt_full(st), ring_phase<C>(gn));
-            mask_tile<C>(s, p, 0, first_masked_tile<C>(p, nt.q0 + 64 * c), nt.q0 + row_q, tq);
+            const int jmn = first_masked_tile<C>(p, nt.q0 + 64 * c);
+            mask_tile<C>(s, p, 0, jmn, nt.q0 + row_q, tq);
             float mn[2] = {-INFINITY, -INFINITY}, ln[2] = {0.0f, 0.0f};
             const float sl2n = tile_scale_log2(p, nt);
             softmax_tile(s, mn, ln, sl2n, alpha);
@@ -385,6 +386,7 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
             }
             t = nt;
             sl2 = sl2n;
+            jm = jmn;
             g0 = gn;
             qi = qn;
         }

@@ -39,7 +39,6 @@
 struct wg_tile {
     int qt, hq, hk, b; /* query tile, query head, key/value head, batch */
     int q0;            /* first query row of the tile (negative: the causal partial tile) */
-    int diag;          /* seqlen_k - seqlen_q: query i sees keys j <= i + diag (causal) */
     int n_kt;          /* key tiles to visit: those holding a key some row of the tile sees */
 };
 
@@ -109,9 +108,8 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
     t.hq = hb - t.b * p.h_q;
     t.hk = fast_div(t.hq, p.div_per_kv, p.heads_per_kv);
     t.q0 = t.qt * C::BM - p.q_off; /* may be negative: rows < 0 are TMA's zero fill, never stored */
-    t.diag = p.seqlen_k - p.seqlen_q;
-    int kv_end = p.seqlen_k;
-    if (p.causal) kv_end = min(kv_end, t.q0 + C::BM + t.diag); /* last row's keys, + 1 */
+    int kv_end = p.seqlen_k; /* causal: query i sees keys j <= i + seqlen_k - seqlen_q */
+    if (p.causal) kv_end = min(kv_end, t.q0 + C::BM + (p.seqlen_k - p.seqlen_q)); /* last row's, + 1 */
     t.n_kt = kv_end > 0 ? (kv_end + C::BN - 1) / C::BN : 0;
     return t;
 }

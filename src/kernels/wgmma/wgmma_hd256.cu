@@ -1,7 +1,8 @@
 /* Variant "wgmma", head_dim 256: 2 consumer warpgroups (128 query rows) x 128-key tiles, 2 stages.
  * The _vt kernel has the intra-warpgroup overlap. The kernel that transposes V has not, because
  * its transposer warps need the registers the overlap would take. (64-key tiles would leave room
- * for the overlap, but QK^T at N = 64 is shared-memory bound.)
+ * for the overlap, but QK^T at N = 64 is shared-memory bound.) Only the _vt kernel, with no V
+ * ring, has room for the O tile of the staging epilogue.
  * The WGMMA_HD256_* macros may be set by a build for A/B measurements (CMake:
  * -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_HD256_BN=..."); nvcc splits -D values at commas, hence one each. */
 #include "kernel.cuh"
@@ -43,8 +44,13 @@ typedef wg_config<256, WGMMA_HD256_BN, WGMMA_HD256_STAGES, WGMMA_HD256_CONSUMERS
 #ifndef WGMMA_HD256_VT_CROSS
 #define WGMMA_HD256_VT_CROSS 0 /* the cross-tile overlap: the consumers spill 8 bytes with it */
 #endif
+#ifndef WGMMA_HD256_VT_EPI_TMA
+#define WGMMA_HD256_VT_EPI_TMA 1 /* O through shared memory (stmatrix) and a TMA store (config.cuh
+                                  * EPI_TMA): the O tile fits at 2 stages (224 KB); H100 +0.4-1.9 %
+                                  * at 4k-16k (docs/PERF.md w42) */
+#endif
 typedef wg_config<256, WGMMA_HD256_VT_BN, WGMMA_HD256_VT_STAGES, WGMMA_HD256_CONSUMERS,
-                  WGMMA_HD256_VT_PREGS, 1, true, false, WGMMA_HD256_VT_CROSS>
+                  WGMMA_HD256_VT_PREGS, 1, true, WGMMA_HD256_VT_EPI_TMA, WGMMA_HD256_VT_CROSS>
     wg_cfg_hd256_vt;
 #ifndef WGMMA_HD256_OVERLAP
 #define WGMMA_HD256_OVERLAP 0 /* S, P and O together need more than 232 registers (spills), and

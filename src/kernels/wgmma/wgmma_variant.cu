@@ -223,15 +223,21 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
  * transposer, default builds against a line of 17 (time at 10 / time at 17, the workspace given):
  *   hd128 16 repeats (8,16,2048) 1.033, 12 (4,16,1536) 1.100; hd256 16 (8,8,2048) 1.024, 10
  *   (16,16,1280) 1.086; hd64 11 (8,32,2048) 0.99, 10 (4,32,1920) 1.016
- * Rule: the pass at >= 17 repeats (hd64: 10) without a mask on problems of more than one wave,
- * else at >= 32 (and where its grid's y = h_kv, z = batch fit in 65535). Not measured: 5-9
- * repeats; hd128 and hd256 at 17-31 repeats; causal 17-31; small problems that reach the line
- * through a large GQA ratio. */
+ * After w40's stmatrix epilogue in hd128's _vt kernel (docs/PERF.md w42, a line of 16 against
+ * 17, time 17 / time 16): hd128 16 repeats (8,16,2048) 1.019; hd256 16 (8,8,2048; w42's staging
+ * epilogue in its _vt kernel too) 0.989.
+ * Rule: the pass at >= 17 repeats (hd64: 10, hd128: 16) without a mask on problems of more than
+ * one wave, else at >= 32 (and where its grid's y = h_kv, z = batch fit in 65535). Not measured:
+ * 5-9 repeats; hd128 at 13-15 and 17-31 repeats, hd256 at 17-31; causal 17-31; small problems
+ * that reach the line through a large GQA ratio. */
 #ifndef WGMMA_VT_MIN_REPEATS
 #define WGMMA_VT_MIN_REPEATS 17 /* non-causal, more than one wave (A/B builds may set it) */
 #endif
 #ifndef WGMMA_VT_MIN_REPEATS_HD64
 #define WGMMA_VT_MIN_REPEATS_HD64 10 /* the same for head_dim 64 */
+#endif
+#ifndef WGMMA_VT_MIN_REPEATS_HD128
+#define WGMMA_VT_MIN_REPEATS_HD128 16 /* the same for head_dim 128 */
 #endif
 #ifndef WGMMA_VT_MIN_REPEATS_OTHER
 #define WGMMA_VT_MIN_REPEATS_OTHER 32 /* causal, or one wave */
@@ -241,7 +247,9 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
     if (!in || p->h_kv > 65535 || p->batch > 65535) return false;
     const int64_t repeats = q_tiles_of(in, p) * (p->h_q / p->h_kv);
     const bool waves = grid_of(in, p) > sm_count;
-    const int line = p->head_dim == 64 ? WGMMA_VT_MIN_REPEATS_HD64 : WGMMA_VT_MIN_REPEATS;
+    const int line = p->head_dim == 64    ? WGMMA_VT_MIN_REPEATS_HD64
+                     : p->head_dim == 128 ? WGMMA_VT_MIN_REPEATS_HD128
+                                          : WGMMA_VT_MIN_REPEATS;
     return repeats >= (!p->causal && waves ? line : WGMMA_VT_MIN_REPEATS_OTHER);
 }
 
