@@ -9,9 +9,12 @@
  * 32g + 16h + 8(e / 2) + 2t + e % 2. A V^T tile of BN keys is then BN / SW_N TMA boxes of SW_N
  * key bytes x D rows, loaded like the K tiles.
  *
- * One block per (64 keys, kv head, batch): 16-byte loads of the V rows into a shared [D][64]
- * byte tile (rows padded to 68 bytes against bank conflicts), then 16-byte stores of the
- * permuted V^T rows. */
+ * One block per (64 keys, kv head, batch): 16-byte loads of the V rows (all of a thread's loads
+ * issued before its first store) into a shared [D][64] byte tile, then 16-byte stores of the
+ * permuted V^T rows. A warp's byte stores go to rows 16c + j for its lanes' chunks c: rows 16
+ * apart, which a plain [D][64 + 4] layout puts in two banks (8-way conflicts at hd256). Each row
+ * is therefore rotated by 4 (d / 16) bytes (tile_col), which gives the chunks of a warp distinct
+ * banks (docs/PERF.md w43); rows stay padded to 68 bytes for the reads. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -22,6 +25,13 @@
 #define VTP_KEYS 64
 #define VTP_ROW (VTP_KEYS + 4)
 #define VTP_THREADS 256
+#define VTP_MAX_LOADS (VTP_KEYS * 256 / 16 / VTP_THREADS) /* 16-byte loads per thread at D = 256 */
+
+/* The byte of key column x (0..63) of row d in the tile: rotated by 4 (d / 16) bytes. */
+__device__ __forceinline__ int tile_col(int d, int x)
+{
+    return d * VTP_ROW + ((x + 4 * (d >> 4)) & (VTP_KEYS - 1));
+}
 
 struct vt_prepass_args {
     const uint8_t *v;
@@ -35,14 +45,22 @@ extern "C" __global__ void __launch_bounds__(VTP_THREADS) fp8attn_wgmma_vt_prepa
     __shared__ __align__(16) uint8_t tile[256 * VTP_ROW]; /* [d][key], d < 256 */
     const int key0 = blockIdx.x * VTP_KEYS, h = blockIdx.y, b = blockIdx.z;
     const int cpr = a.d / 16; /* 16-byte chunks per V row */
+    const int n = VTP_KEYS * cpr / VTP_THREADS; /* this thread's loads: 1, 2 or 4 */
     const uint8_t *v = a.v + (int64_t)b * a.vs_b + (int64_t)h * a.vs_h;
-    for (int i = threadIdx.x; i < VTP_KEYS * cpr; i += VTP_THREADS) {
-        const int k = i / cpr, c = i % cpr, key = key0 + k;
-        uint4 w = make_uint4(0, 0, 0, 0);
-        if (key < a.seqlen_k) w = __ldg((const uint4 *)(v + (int64_t)key * a.vs_s) + c);
-        const uint32_t ws[4] = {w.x, w.y, w.z, w.w};
+    uint4 w[VTP_MAX_LOADS];
 #pragma unroll
-        for (int j = 0; j < 16; j++) tile[(16 * c + j) * VTP_ROW + k] = (uint8_t)(ws[j / 4] >> (8 * (j % 4)));
+    for (int u = 0; u < VTP_MAX_LOADS; u++) {
+        const int i = threadIdx.x + u * VTP_THREADS, k = i / cpr, c = i % cpr, key = key0 + k;
+        w[u] = make_uint4(0, 0, 0, 0);
+        if (u < n && key < a.seqlen_k) w[u] = __ldg((const uint4 *)(v + (int64_t)key * a.vs_s) + c);
+    }
+#pragma unroll
+    for (int u = 0; u < VTP_MAX_LOADS; u++) {
+        if (u >= n) break;
+        const int i = threadIdx.x + u * VTP_THREADS, k = i / cpr, c = i % cpr;
+        const uint32_t ws[4] = {w[u].x, w[u].y, w[u].z, w[u].w};
+#pragma unroll
+        for (int j = 0; j < 16; j++) tile[tile_col(16 * c + j, k)] = (uint8_t)(ws[j / 4] >> (8 * (j % 4)));
     }
     __syncthreads();
     /* output: D rows x 64 key bytes = 4 chunks of 16 bytes per row; chunk q covers group q / 2,
@@ -51,14 +69,15 @@ extern "C" __global__ void __launch_bounds__(VTP_THREADS) fp8attn_wgmma_vt_prepa
     for (int i = threadIdx.x; i < a.d * 4; i += VTP_THREADS) {
         const int d = i / 4, q = i % 4;
         if (key0 + 16 * q >= a.skp) continue;
-        const uint8_t *row = tile + d * VTP_ROW + 32 * (q / 2) + 16 * (q % 2);
-        uint32_t w[4];
+        const int x = 32 * (q / 2) + 16 * (q % 2); /* the chunk's first key column */
+        uint32_t o[4];
 #pragma unroll
-        for (int t = 0; t < 4; t++) {
-            const uint32_t lo = *(const uint16_t *)(row + 2 * t), hi = *(const uint16_t *)(row + 8 + 2 * t);
-            w[t] = lo | (hi << 16);
+        for (int t = 0; t < 4; t++) { /* 2-byte reads: the rotation is even, so none wraps */
+            const uint32_t lo = *(const uint16_t *)(tile + tile_col(d, x + 2 * t)),
+                           hi = *(const uint16_t *)(tile + tile_col(d, x + 8 + 2 * t));
+            o[t] = lo | (hi << 16);
         }
-        *(uint4 *)(vt + (int64_t)d * a.skp + key0 + 16 * q) = make_uint4(w[0], w[1], w[2], w[3]);
+        *(uint4 *)(vt + (int64_t)d * a.skp + key0 + 16 * q) = make_uint4(o[0], o[1], o[2], o[3]);
     }
 }
 
