@@ -225,32 +225,47 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
  *   (16,16,1280) 1.086; hd64 11 (8,32,2048) 0.99, 10 (4,32,1920) 1.016
  * After w40's stmatrix epilogue in hd128's _vt kernel (docs/PERF.md w42, a line of 16 against
  * 17, time 17 / time 16): hd128 16 repeats (8,16,2048) 1.019; hd256 16 (8,8,2048; w42's staging
- * epilogue in its _vt kernel too) 0.989.
- * Rule: the pass at >= 17 repeats (hd64: 10, hd128: 16) without a mask on problems of more than
- * one wave, else at >= 32 (and where its grid's y = h_kv, z = batch fit in 65535). Not measured:
- * 5-9 repeats; hd128 at 13-15 and 17-31 repeats, hd256 at 17-31; causal 17-31; small problems
- * that reach the line through a large GQA ratio. */
-#ifndef WGMMA_VT_MIN_REPEATS
-#define WGMMA_VT_MIN_REPEATS 17 /* non-causal, more than one wave (A/B builds may set it) */
-#endif
+ * epilogue in its _vt kernel too) 0.989. After w43's pass without bank conflicts (hd256's pass
+ * 42 -> 26 us; w44, time without / time with the pass):
+ *   non-causal: hd256 16 (8,8,2048) 1.063, 14 (6,8,1792) 1.063, 12 (4,8,1536) 1.052; hd128 16
+ *               (8,16,2048) 1.012, 14 (8,16,1792) 1.011, 12 (4,16,1536) 0.962
+ *   causal:     hd256 24 (4,8,3072) 1.037, 16 (8,8,2048) 0.995; hd128 24 (4,16,3072) 0.987,
+ *               16 (8,16,2048) 0.948
+ * Rule, on problems of more than one wave: without the mask the pass from 12 repeats (hd64 10,
+ * hd128 14), with it from 24 at hd256 and 32 otherwise; one-wave problems from 32 (and only
+ * where the pass's grid's y = h_kv, z = batch fit in 65535). Not measured: 5-9 repeats; hd256
+ * at 10-11; hd128 at 13; causal hd256 17-23, hd128 25-31; small problems that reach the line
+ * through a large GQA ratio. The macros may be set by A/B builds (WGMMA_VT_MIN_REPEATS_HD256
+ * was WGMMA_VT_MIN_REPEATS before w44). */
 #ifndef WGMMA_VT_MIN_REPEATS_HD64
-#define WGMMA_VT_MIN_REPEATS_HD64 10 /* the same for head_dim 64 */
+#define WGMMA_VT_MIN_REPEATS_HD64 10 /* non-causal, more than one wave */
 #endif
 #ifndef WGMMA_VT_MIN_REPEATS_HD128
-#define WGMMA_VT_MIN_REPEATS_HD128 16 /* the same for head_dim 128 */
+#define WGMMA_VT_MIN_REPEATS_HD128 14
+#endif
+#ifndef WGMMA_VT_MIN_REPEATS_HD256
+#define WGMMA_VT_MIN_REPEATS_HD256 12
+#endif
+#ifndef WGMMA_VT_MIN_REPEATS_CAUSAL_HD256
+#define WGMMA_VT_MIN_REPEATS_CAUSAL_HD256 24 /* causal, more than one wave */
 #endif
 #ifndef WGMMA_VT_MIN_REPEATS_OTHER
-#define WGMMA_VT_MIN_REPEATS_OTHER 32 /* causal, or one wave */
+#define WGMMA_VT_MIN_REPEATS_OTHER 32 /* causal at hd64 and hd128, or one wave */
 #endif
 static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count)
 {
     if (!in || p->h_kv > 65535 || p->batch > 65535) return false;
     const int64_t repeats = q_tiles_of(in, p) * (p->h_q / p->h_kv);
-    const bool waves = grid_of(in, p) > sm_count;
-    const int line = p->head_dim == 64    ? WGMMA_VT_MIN_REPEATS_HD64
-                     : p->head_dim == 128 ? WGMMA_VT_MIN_REPEATS_HD128
-                                          : WGMMA_VT_MIN_REPEATS;
-    return repeats >= (!p->causal && waves ? line : WGMMA_VT_MIN_REPEATS_OTHER);
+    int line = WGMMA_VT_MIN_REPEATS_OTHER;
+    if (grid_of(in, p) > sm_count) { /* more than one wave */
+        if (!p->causal)
+            line = p->head_dim == 64    ? WGMMA_VT_MIN_REPEATS_HD64
+                   : p->head_dim == 128 ? WGMMA_VT_MIN_REPEATS_HD128
+                                        : WGMMA_VT_MIN_REPEATS_HD256;
+        else if (p->head_dim == 256)
+            line = WGMMA_VT_MIN_REPEATS_CAUSAL_HD256;
+    }
+    return repeats >= line;
 }
 
 static size_t workspace_size(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
