@@ -100,10 +100,12 @@ class Bench:
         t = sorted(a.elapsed_time(b) * 1e3 for a, b in events)
         return {"p50_us": _pct(t, 50), "p10_us": _pct(t, 10), "p90_us": _pct(t, 90), "n": len(t)}
 
-    def graph_timer(self, fn, calls=20):
+    def graph_timer(self, fn, calls=20, warm=False):
         """fn captured `calls` times in one CUDA graph (after three warm-up calls on a side
         stream); returns once(): one replay, the GPU time per call in us (hot L2: the small
-        shapes fit)."""
+        shapes fit). warm: once() first replays the graph untimed, so that a replay that follows
+        an idle GPU (a synchronisation, nvidia-smi) is not the one timed: --alternate's first
+        graph of a round measured ~25 % slower at (1,8,2048,64) without it (docs/PERF.md w45)."""
         torch = self.torch
         s = torch.cuda.Stream()
         s.wait_stream(torch.cuda.current_stream())
@@ -120,6 +122,8 @@ class Bench:
         torch.cuda.synchronize()
 
         def once():
+            if warm:
+                g.replay()
             a = torch.cuda.Event(enable_timing=True)
             b = torch.cuda.Event(enable_timing=True)
             a.record()
@@ -182,8 +186,8 @@ class Bench:
         row = {"shape": [B, H, S, D], "causal": causal, "tflop": tflop(B, H, S, D, causal),
                "iters": iters, "graph_calls": ALT_GRAPH_CALLS, "rounds": []}
         try:  # a capture that fails loses the graph rounds (graph_error), not the eager ones
-            graphs = (self.graph_timer(ours, ALT_GRAPH_CALLS),
-                      self.graph_timer(fa3, ALT_GRAPH_CALLS))
+            graphs = (self.graph_timer(ours, ALT_GRAPH_CALLS, warm=True),
+                      self.graph_timer(fa3, ALT_GRAPH_CALLS, warm=True))
         except Exception as ex:  # noqa: BLE001
             graphs = None
             row["graph_error"] = _err(ex)
