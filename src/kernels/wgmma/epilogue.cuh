@@ -95,9 +95,10 @@ __device__ __forceinline__ void store_staged_rows(const wgmma_params &p, uint32_
 
 /* write_output (below) of a configuration with a staging area (C::O_SMEM): the rows written
  * there with stmatrix, which takes the accumulator's layout as it is: no quad transpose, and one
- * branch between the TMA and the global store per epilogue (docs/PERF.md w39: +1-2 % in hd128_n224's _vt kernel at 8k-16k causal; w40, w41:
- * +0.3-3 % in hd128's, hd64's and hd64_n160's kernels and +7.6 % in hd64_m128's _vt, where w21
- * had measured the staging area slower when it was written after quad transposes). Its
+ * branch between the TMA and the global store per epilogue (docs/PERF.md w39: +1-2 % in
+ * hd128_n224's _vt kernel at 8k-16k causal; w40-w42: +0.3-3 % in hd128's, hd64's, hd64_n160's
+ * and hd256's _vt kernels and +7.6 % in hd64_m128's _vt, where w21 had measured the staging area
+ * slower when it was written after quad transposes). Its
  * global-store path (O's strides unfit for TMA) computes 1/l and the LSE before the stores,
  * which measured 1-3 % slower than write_output's order in kernels without a staging area (w39),
  * so those keep write_output's; both store each row with store_row_global. */
