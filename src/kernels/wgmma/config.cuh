@@ -44,7 +44,7 @@
  *   VT_GLOBAL  the configuration of a "_vt" kernel: V^T comes from the workspace by TMA (no V
  *              ring in shared memory, no transposer; LOADER is ignored)
  *   EPI_TMA    O goes out through shared memory (written with stmatrix) and a TMA store
- *              (epilogue.cuh write_output_staged; docs/PERF.md w39-w41), if the O tile
+ *              (epilogue.cuh write_output_staged; docs/PERF.md w39-w42), if the O tile
  *              fits beside the rest; else (and by default) 16-byte stores from registers
  *   CROSS      two Q stages if they fit (Q_STAGES below), so the cross-tile overlap
  *              (mainloop.cuh) may run; false where it spills or measured slower (docs/PERF.md w33)

@@ -20,8 +20,9 @@
 #endif
 /* O through shared memory (stmatrix) and a TMA store (config.cuh EPI_TMA), per kernel:
  * the _vt kernel +7.6 % at (1,4,4096,64); the transposing one +3.1 % at (4,32,1024,64) causal but
- * 1.2 % slower at (32,32,512,64) causal, FA3's grid point, so it stays off there (docs/PERF.md
- * w41) */
+ * 1.2 % slower at (32,32,512,64) causal, FA3's grid point (docs/PERF.md w41); with O's map off
+ * at 512 keys still 2.3-4.4 % slower there (w42), and on at every length 1.1 % slower on the
+ * one-wave (1,8,2048,64) (w47), so it stays off */
 #ifndef WGMMA_HD64_M128_EPI_TMA
 #define WGMMA_HD64_M128_EPI_TMA 0
 #endif
