@@ -19,20 +19,25 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
               --shape 1,8,1,512,700,128 --shape 1,16,1,400,333,64 --shape 1,8,1,512,300,256
               --shape 1,72,8,200,300,64 --shape 1,136,8,200,300,128 --shape 1,32,1,64,4100,128
               --shape 1,2,1,100,8200,128 --shape 1,136,34,400,150,128
-              --shape 1,44,4,777,900,128 --shape 1,56,56,800,800,64 --shape 1,60,6,650,500,256)
+              --shape 1,44,4,777,900,128 --shape 1,56,56,800,800,64 --shape 1,60,6,650,500,256
+              --shape 1,136,8,300,200,128)
 # (1,8,1,512,700,128), (1,16,1,400,333,64), (1,8,1,512,300,256) and (1,136,8,200,300,128) reach 32
 # repeats, and (1,72,8,200,300,64) 18 on 144 blocks without the mask: with the tool's workspace
 # they run the V^T pass and _vt kernels (the last only non-causal). (1,72,8,...) and
 # (1,136,8,...) have more query tiles (144, 272) than an H100 has SMs, so some persistent blocks
-# walk more than one, and the causal run of the second pairs them; the causal run of the first
+# walk more than one, and the causal run of the second takes the dynamic walk; the causal run of the first
 # takes the 128-row hd64 instance. (1,32,1,64,4100,128) runs hd128's 224-key tiles without the mask (32
 # repeats: from the workspace), (1,2,1,100,8200,128) both causal and not (transposing V).)
 # (1,136,34,400,150,128) causal: the first 250 rows see no key, so blocks walk query tiles with
 # keys and without, one after the other; 4 query tiles x 4 query heads per kv head = 16 repeats
 # keep it on hd128's transposing kernel, which runs the cross-tile overlap (consume_cross,
-# next_with_keys). The last three, causal, walk their tiles in snake order (scheduler.cuh;
-# sched_plan.cu picks it: 2 heads <= 132 SMs, at least two waves, 2 % less on the busiest block),
-# hd128 and hd256 from the workspace (77 and 60 repeats), hd64 transposing V (7).
+# next_with_keys). The last three, causal, have at least two waves: hd128 from the workspace (77
+# repeats) takes the dynamic walk (scheduler.cuh: a taker thread, a counter in the workspace, a
+# slot in shared memory), as does (1,136,8,200,300,128) causal (34 repeats); hd256 from the
+# workspace (60) and hd64 transposing V (7) walk their tiles in snake order (sched_plan.cu picks
+# it: 2 heads <= 132 SMs, 2 % less on the busiest block). (1,136,8,300,200,128) causal: the
+# dynamic walk (51 repeats, 408 tiles) where the first query tile of every head sees no key (the
+# taker hands it over, the consumers write O = 0 without a load).
 variants="reference-gpu mma-m64 mma-m128"
 "$bin" info | grep -qE '^  wgmma ' && variants="$variants wgmma"
 [ $# -gt 1 ] && variants="${*:2}" # by hand: only the variants named

@@ -1,7 +1,8 @@
 /* Tests the wgmma tile scheduler's host planner (src/kernels/wgmma/sched_plan.cu): how many
- * query-tile pairs each head of a causal problem keeps and which walk it takes (pairs or snake),
- * against the independent model in docs/models/sched_balance.py (its "kp" and "walk" columns,
- * 132 SMs), and its bounds on random problems.
+ * query-tile pairs each head of a causal problem keeps and which walk it takes (pairs or snake:
+ * the transposing kernels and hd256's _vt kernel), against the independent model in
+ * docs/models/sched_balance.py (its "kp" and "walk" columns, 132 SMs), and its bounds on random
+ * problems; and the dynamic walk's L2 sections (the other _vt kernels).
  * (The scheduler's divisions, kernels/fastdiv.h, have their own test: test_fastdiv.c.) */
 #include <stdint.h>
 #include <stdio.h>
@@ -101,6 +102,32 @@ int main(void)
                   (w == S && wkp == 0 && 2 * b * h <= grid && (int64_t)b * h * n <= 32 * grid),
               "(%d,%d,%d) %dx%d grid %d: walk %d with %d pairs per head (planner: %d)", b, h, s,
               bm, bn, grid, w, wkp, kp);
+    }
+    /* the dynamic walk's L2 sections (the _vt kernels' causal problems of two waves or more;
+     * default WGMMA_L2_SECTION_MB 32): kv heads whose K and V^T fit 32 MB, times the GQA ratio,
+     * at most all heads, at least one kv head */
+    const int64_t mb = 1 << 20;
+    static const struct {
+        int64_t heads;
+        int per_kv;
+        int64_t kv_bytes;
+        int want;
+    } secs[] = {
+        {16, 1, 4 * mb, 8},       /* (1,16,16384,128): 2 x 16384 x 128 bytes a head */
+        {32, 1, 2 * mb, 16},      /* (2,16,8192,128) */
+        {32, 4, 4 * mb, 32},      /* GQA 4:1: 8 kv heads, all 32 query heads */
+        {64, 4, 4 * mb, 32},      /* two sections of 8 kv heads */
+        {6, 1, mb, 6},            /* fewer heads than fit */
+        {40, 5, 40 * mb, 5},      /* one kv head over the budget: one kv head's queries */
+        {3, 1, 64 * mb + 1, 1},   /* ... without GQA: one head */
+        {100, 1, 1, 100},         /* tiny heads: all */
+        {7, 7, 0, 7},             /* no bytes (not a real problem): one kv head */
+    };
+    for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++) {
+        const int got = fp8attn_wgmma_section_heads(secs[i].heads, secs[i].per_kv, secs[i].kv_bytes);
+        CHECK(got == secs[i].want, "section_heads(%lld, %d, %lld) = %d, want %d",
+              (long long)secs[i].heads, secs[i].per_kv, (long long)secs[i].kv_bytes, got,
+              secs[i].want);
     }
     printf("%s: %ld failure(s)\n", g_failures ? "FAIL" : "ok", g_failures);
     return g_failures ? 1 : 0;

@@ -30,6 +30,14 @@
 #define WGMMA_CROSS 1
 #endif
 
+/* WGMMA_DYNAMIC 1 (default): causal problems of two waves or more on the _vt kernels (but
+ * hd256's, DYNAMIC_WALK below) take the dynamic walk (scheduler.cuh; their other problems the
+ * tiles walk, so these kernels carry no code for pairs or snake); 0: pairs or snake as on the
+ * other kernels (A/B builds; docs/PERF.md w50). */
+#ifndef WGMMA_DYNAMIC
+#define WGMMA_DYNAMIC 1
+#endif
+
 /* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (the TMA loads and the V
  * transpose, split as LOADER says), the others are consumers of 64 query rows each
  * (BM = 64 x CONSUMERS).
@@ -95,6 +103,13 @@ struct wg_config {
     /* barriers with q Q stages: q_full(0), then per stage k_full, k_empty, v_full, v_empty,
      * vt_full, vt_empty, then q_empty(0), then with two Q stages q_full(1), q_empty(1) */
     static constexpr int n_bars(int q) { return 2 * q + 6 * STAGES; }
+    /* DYNAMIC_WALK: the kernel takes the dynamic walk on causal problems of two waves or more
+     * (scheduler.cuh): the _vt kernels but hd256's, whose loader thread has 24 registers (its
+     * consumers need the other 240) and spills 96 bytes with the walk's reads. Their unit slot:
+     * the barriers u_full, u_empty and the unit, 8 bytes each, after the barriers above */
+    static constexpr bool DYNAMIC_WALK = WGMMA_DYNAMIC && VT_GLOBAL && D != 256;
+    static constexpr int SCHED_SLOTS = DYNAMIC_WALK ? 1 : 0;
+    static constexpr int SCHED_BYTES = 3 * 8 * SCHED_SLOTS;
 
     /* Q_STAGES: Q buffers. 2 (WGMMA_CROSS and CROSS, default) where shared memory has room
      * beside the rings and the O staging the configuration asks for: the next query tile's Q
@@ -104,7 +119,7 @@ struct wg_config {
     static constexpr int Q_STAGES =
         WGMMA_CROSS && CROSS_ && 2 * Q_BYTES + RINGS_BYTES +
                                        ((EPI_TMA_ || WGMMA_EPI_TMA) ? O_BYTES : 0) + 8 * n_bars(2) +
-                                       1024 <= SMEM_MAX ? 2 : 1;
+                                       SCHED_BYTES + 1024 <= SMEM_MAX ? 2 : 1;
 
     /* shared memory, every tile 1024-byte aligned (the 128-byte swizzle's period) */
     static constexpr int OFF_Q = 0;
@@ -115,10 +130,11 @@ struct wg_config {
     static constexpr int N_BARS = n_bars(Q_STAGES);
     /* O staged for the TMA store: [BM / 16 warps][D / 64 column blocks][16 rows][128 bytes],
      * 128-byte swizzle, if it fits beside everything else */
-    static constexpr bool O_SMEM =
-        (EPI_TMA_ || WGMMA_EPI_TMA) && OFF_O + O_BYTES + 8 * N_BARS + 1024 <= SMEM_MAX;
+    static constexpr bool O_SMEM = (EPI_TMA_ || WGMMA_EPI_TMA) &&
+                                   OFF_O + O_BYTES + 8 * N_BARS + SCHED_BYTES + 1024 <= SMEM_MAX;
     static constexpr int OFF_BAR = OFF_O + (O_SMEM ? O_BYTES : 0);
-    static constexpr int SMEM_USED = OFF_BAR + 8 * N_BARS;
+    static constexpr int OFF_SCHED = OFF_BAR + 8 * N_BARS;
+    static constexpr int SMEM_USED = OFF_SCHED + SCHED_BYTES;
     static constexpr int SMEM_BYTES = SMEM_USED + 1024; /* slack to align the dynamic base */
     static_assert(SMEM_BYTES <= SMEM_MAX, "shared memory of one block");
 
@@ -146,7 +162,8 @@ struct wgmma_params {
     int32_t n_q_tiles; /* ceil(seqlen_q / BM) */
     int32_t q_off;     /* query tile qt's rows start at qt * BM - q_off (scheduler.cuh) */
     int32_t n_units;   /* work units (scheduler.cuh); block i takes units i, i + gridDim.x, ... */
-    int32_t walk;      /* FP8ATTN_WGMMA_WALK_*: tiles, pairs or snake (wgmma_host.h, scheduler.cuh) */
+    int32_t walk;      /* FP8ATTN_WGMMA_WALK_*: tiles, pairs, snake or dynamic (wgmma_host.h,
+                        * scheduler.cuh) */
     int32_t pairs_per_head; /* walk PAIRS: the pairs a head runs as units; else 0 */
     /* unit_tile's divisors as multiply-shifts (kernels/fastdiv.h): n_q_tiles, pairs_per_head
      * (1 where no pairs run), h_q * batch, h_q, heads_per_kv, and the grid (walk SNAKE; else 1) */
@@ -156,6 +173,14 @@ struct wgmma_params {
     float *lse;        /* NULL: not written */
     fp8attn_strides_t o_stride;
     fp8attn_descale_t q_descale, k_descale, v_descale;
+    /* walk DYNAMIC (the _vt kernels; last, so the other kernels' parameter offsets stay put):
+     * the h_q * batch heads run in L2 sections of sec_heads (the last may have fewer), a full
+     * section's units sec_units = sec_heads * n_q_tiles; their divisors (1 on the other walks);
+     * the counter of units taken after the first grid's, in the workspace (the V^T pass zeroes
+     * it) */
+    int32_t sec_heads, sec_units;
+    fp8attn_fastdiv_t div_sec_units, div_sec_heads, div_last_heads;
+    int32_t *tile_counter;
 };
 
 #endif

@@ -38,14 +38,16 @@
 #define WGMMA_PAIR_TILES 1 /* 0: causal tiles walk head by head, neither paired nor snake (A/B) */
 #endif
 
+
 template <class C, bool OVERLAP, bool PINGPONG, bool PRE_VT>
 __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
 {
     static_assert(PRE_VT == C::VT_GLOBAL, "a _vt kernel takes a VT_GLOBAL configuration");
     extern __shared__ __align__(1024) uint8_t smem[];
     const uint32_t base = (smem_addr(smem) + 1023u) & ~1023u;
-    const wg_smem<C> sm = {base + C::OFF_Q,  base + C::OFF_K, base + C::OFF_V,
-                           base + C::OFF_VT, base + C::OFF_O, base + C::OFF_BAR};
+    const wg_smem<C> sm = {base + C::OFF_Q,  base + C::OFF_K,   base + C::OFF_V,
+                           base + C::OFF_VT, base + C::OFF_O,   base + C::OFF_BAR,
+                           base + C::OFF_SCHED};
     const int tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         prefetch_tensormap(&p.tm_q);
@@ -66,7 +68,7 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
 }
 
 /* Host side of one instance: work units, grid, shared memory, launch. With a workspace (vt !=
- * NULL, at least fp8attn_wgmma_vt_bytes(p) bytes, checked by the caller) V^T is written there
+ * NULL, at least fp8attn_wgmma_ws_bytes(p) bytes, checked by the caller) V^T is written there
  * first and the "_vt" kernel k runs; otherwise the kernel that transposes in shared memory.
  * Causal problems of at least two waves pair their query tiles or walk them in snake order
  * (scheduler.cuh, sched_plan.cu); the grid is one block per SM, or one per unit where there are
@@ -91,9 +93,21 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     const int64_t heads = (int64_t)p->h_q * p->batch;
     wp.walk = FP8ATTN_WGMMA_WALK_TILES;
     wp.pairs_per_head = 0;
-    if (persist && WGMMA_PAIR_TILES && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots)
+    const bool spread = persist && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
+    if (spread && C::DYNAMIC_WALK) { /* vt != NULL: a _vt kernel */
+        wp.walk = FP8ATTN_WGMMA_WALK_DYNAMIC;
+        wp.sec_heads = fp8attn_wgmma_section_heads(heads, wp.heads_per_kv,
+                                                   2 * p->head_dim * fp8attn_wgmma_vt_skp(p));
+        wp.sec_units = wp.sec_heads * wp.n_q_tiles; /* <= tiles < 2^31 */
+        wp.div_sec_units = fp8attn_fastdiv_make((uint32_t)wp.sec_units);
+        wp.div_sec_heads = fp8attn_fastdiv_make((uint32_t)wp.sec_heads);
+        const int64_t last = heads - (heads - 1) / wp.sec_heads * wp.sec_heads;
+        wp.div_last_heads = fp8attn_fastdiv_make((uint32_t)last);
+        wp.tile_counter = fp8attn_wgmma_tile_counter(p, vt);
+    } else if (spread && WGMMA_PAIR_TILES) {
         wp.walk = fp8attn_wgmma_causal_walk(wp.n_q_tiles, C::BM, C::BN, wp.q_off, p->seqlen_q,
                                             p->seqlen_k, heads, (int)slots, &wp.pairs_per_head);
+    }
     if (wp.pairs_per_head > 0) wp.div_pairs = fp8attn_fastdiv_make((uint32_t)wp.pairs_per_head);
     /* a head's units: its pairs, then its other tiles one by one (all of them one by one on the
      * tiles and snake walks) */

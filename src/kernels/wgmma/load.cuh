@@ -26,6 +26,7 @@
 template <class C>
 struct wg_smem {
     uint32_t q, k, v, vt, o, bar; /* o: the epilogue's staging (C::O_SMEM) */
+    uint32_t sched;               /* the dynamic walk's unit slots (scheduler.cuh) */
     __device__ __forceinline__ uint32_t k_tile(int s) const { return k + s * C::KV_BYTES; }
     __device__ __forceinline__ uint32_t v_tile(int s) const { return v + s * C::KV_BYTES; }
     __device__ __forceinline__ uint32_t vt_tile(int s) const { return vt + s * C::KV_BYTES; }
@@ -59,6 +60,7 @@ __device__ __forceinline__ void init_barriers(const wg_smem<C> &sm)
         mbar_init(sm.vt_full(s), PRE_VT ? 1 : C::TRANSPOSERS);
         mbar_init(sm.vt_empty(s), 4 * C::CONSUMERS);
     }
+    init_sched_slot<C>(sm.sched);
     fence_mbarrier_init();
 }
 
@@ -194,6 +196,22 @@ __device__ __forceinline__ void load_q_next(const wgmma_params &p, const wg_smem
     load_q<C>(p, sm, t, qi);
 }
 
+/* The loads after key tile j's K of a query tile with n key tiles, the block's g-th first
+ * (thread 0, PRE_VT or C::LOADER_WARP): K_{j+1}, then with PRE_VT V^T_j. */
+template <class C, bool PRE_VT>
+__device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_smem<C> &sm,
+                                              const wg_tile &t, int j, int n, int g)
+{
+    if (j + 1 < n) {
+        wait_stage_free<C, PRE_VT>(sm, g + j + 1);
+        load_key_tile<C, PRE_VT>(p, sm, t, j + 1, g + j + 1);
+    }
+    if (PRE_VT) {
+        mbar_wait(sm.vt_empty(ring_stage<C>(g + j)), ring_phase<C>(g + j) ^ 1);
+        load_vt<C>(p, sm, t, j, g + j);
+    }
+}
+
 /* The producer warpgroup's loop over the block's query tiles (g: key tiles so far, qi: query
  * tiles with keys so far; a tile with none loads nothing).
  * PRE_VT: thread 0 loads all: K_0 and Q (Q first with two Q stages), then K_{j+1} before V^T_j
@@ -207,10 +225,15 @@ template <class C, bool PRE_VT>
 __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, int tid)
 {
     const int warp = tid >> 5, lane = tid & 31;
+    if (C::DYNAMIC_WALK && warp > 0) { /* warp 1's first thread takes the dynamic walk's units */
+        if (dynamic_walk<C>(p) && tid == 32) take_units<C>(p, sm.sched);
+        return;
+    }
     if (PRE_VT || C::LOADER_WARP) {
         if (tid == 0) {
             int g = 0, qi = 0;
-            for (wg_sched s = sched_begin(p); s.u < p.n_units; sched_next(p, s)) {
+            for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
+                 sched_next<C>(p, sm.sched, s)) {
                 const wg_tile t = unit_tile<C>(p, s.u, s.k);
                 const int n = t.n_kt;
                 if (n == 0) continue;
@@ -220,22 +243,20 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 load_key_tile<C, PRE_VT>(p, sm, t, 0, g);
                 if (C::Q_STAGES == 1) load_q_next<C>(p, sm, t, qi);
                 qi++;
-                for (int j = 0; j < n; j++) {
-                    if (j + 1 < n) {
-                        wait_stage_free<C, PRE_VT>(sm, g + j + 1);
-                        load_key_tile<C, PRE_VT>(p, sm, t, j + 1, g + j + 1);
-                    }
-                    if (PRE_VT) {
-                        mbar_wait(sm.vt_empty(ring_stage<C>(g + j)), ring_phase<C>(g + j) ^ 1);
-                        load_vt<C>(p, sm, t, j, g + j);
-                    }
+                if (PRE_VT) { /* unrolled, this loop needs more than the producer's registers
+                               * once warp 1 takes units (spills) */
+#pragma unroll 1
+                    for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g);
+                } else {
+                    for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g);
                 }
                 g += n;
             }
         }
         if (PRE_VT || warp == 0) return;
         int g = 0;
-        for (wg_sched s = sched_begin(p); s.u < p.n_units; sched_next(p, s)) {
+        for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
+             sched_next<C>(p, sm.sched, s)) {
             const int n = unit_tile<C>(p, s.u, s.k).n_kt;
             for (int j = 0; j < n; j++) transpose_stage<C>(sm, g + j, warp - 1, lane);
             g += n;
@@ -243,7 +264,8 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         return;
     }
     int g = 0, qi = 0;
-    for (wg_sched s = sched_begin(p); s.u < p.n_units; sched_next(p, s)) {
+    for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
+         sched_next<C>(p, sm.sched, s)) {
         const wg_tile t = unit_tile<C>(p, s.u, s.k);
         const int n = t.n_kt;
         if (n == 0) continue;

@@ -278,13 +278,13 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
 /* CROSS: the block's next tile with keys into t (false: none left); the tiles with none on the
  * way get O = 0, LSE = -inf. */
 template <class C>
-__device__ __forceinline__ bool next_with_keys(const wgmma_params &p, wg_sched &s, wg_tile &t,
-                                               uint32_t o_smem, int c, int wtid)
+__device__ __forceinline__ bool next_with_keys(const wgmma_params &p, uint32_t slots, wg_sched &s,
+                                               wg_tile &t, uint32_t o_smem, int c, int wtid)
 {
     const int w = wtid >> 5, lane = wtid & 31;
     while (s.u < p.n_units) {
         t = unit_tile<C>(p, s.u, s.k);
-        sched_next(p, s);
+        sched_next<C>(p, slots, s);
         if (t.n_kt > 0) return true;
         float o[C::D / 2];
 #pragma unroll
@@ -309,9 +309,9 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
     const int w = wtid >> 5, lane = wtid & 31, tq = lane & 3;
     const int row_q = 64 * c + 16 * w + (lane >> 2); /* this lane's first row in a tile */
     const uint32_t o_smem = sm.o + (uint32_t)((4 * c + w) * 16 * C::D * 2);
-    wg_sched sch = sched_begin(p);
+    wg_sched sch = sched_begin<C>(p, sm.sched);
     wg_tile t;
-    if (next_with_keys<C>(p, sch, t, o_smem, c, wtid)) {
+    if (next_with_keys<C>(p, sm.sched, sch, t, o_smem, c, wtid)) {
         float o[C::D / 2];
 #pragma unroll
         for (int i = 0; i < C::D / 2; i++) o[i] = 0.0f;
@@ -337,7 +337,7 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
             /* the boundary turn: t's last P.V with key tile 0 of the next tile nt, whose softmax
              * runs under that P.V; then t's epilogue */
             wg_tile nt;
-            if (!next_with_keys<C>(p, sch, nt, o_smem, c, wtid)) break;
+            if (!next_with_keys<C>(p, sm.sched, sch, nt, o_smem, c, wtid)) break;
             const int gl = g0 + n - 1, gn = g0 + n, qn = qi + 1, qsn = q_stage<C>(qn);
             const int st = ring_stage<C>(gn), sp = ring_stage<C>(gl);
             if (!ready) {
@@ -418,7 +418,8 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
         return;
     }
     int g = 0, qi = 0; /* key tiles and query tiles with keys so far */
-    for (wg_sched s = sched_begin(p); s.u < p.n_units; sched_next(p, s)) {
+    for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
+         sched_next<C>(p, sm.sched, s)) {
         const wg_tile t = unit_tile<C>(p, s.u, s.k);
         consume_tile<C, OVERLAP, PINGPONG, SKIP_RESCALE>(p, sm, t, c, wtid, g, qi);
         g += t.n_kt;

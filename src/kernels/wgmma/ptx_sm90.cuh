@@ -74,6 +74,19 @@ __device__ __forceinline__ uint32_t mbar_test(uint32_t bar, uint32_t parity)
     return r;
 }
 
+/* st.shared.u32 / ld.shared.u32 (volatile: ordered by the mbarriers around them, never cached
+ * in a register): the dynamic walk's unit slots (scheduler.cuh). PTX ISA: "st", "ld". */
+__device__ __forceinline__ void st_shared_u32(uint32_t addr, uint32_t v)
+{
+    asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ uint32_t ld_shared_u32(uint32_t addr)
+{
+    uint32_t v;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+
 /* ---- TMA (the bulk tensor copy engine). PTX ISA: "Data Movement and Conversion Instructions:
  * cp.async.bulk.tensor". */
 

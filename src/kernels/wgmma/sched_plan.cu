@@ -145,3 +145,18 @@ int fp8attn_wgmma_causal_walk(int n_q_tiles, int bm, int bn, int q_off, int seql
     *pairs_per_head = snake ? 0 : kp;
     return snake ? FP8ATTN_WGMMA_WALK_SNAKE : FP8ATTN_WGMMA_WALK_PAIRS;
 }
+
+/* WGMMA_L2_SECTION_MB: the K and V^T bytes a section of the dynamic walk may read (A/B builds;
+ * docs/PERF.md w50). */
+#ifndef WGMMA_L2_SECTION_MB
+#define WGMMA_L2_SECTION_MB 32
+#endif
+
+int fp8attn_wgmma_section_heads(int64_t heads, int heads_per_kv, int64_t kv_head_bytes)
+{
+    const int64_t budget = (int64_t)WGMMA_L2_SECTION_MB << 20;
+    int64_t kv = kv_head_bytes > 0 ? budget / kv_head_bytes : 1;
+    if (kv < 1) kv = 1;
+    const int64_t h = kv * heads_per_kv;
+    return (int)(h < heads ? h : heads);
+}

@@ -34,6 +34,7 @@
 #define FP8ATTN_WGMMA_SCHEDULER_CUH
 
 #include "config.cuh"
+#include "ptx_sm90.cuh"
 #include "wgmma_host.h" /* FP8ATTN_WGMMA_WALK_* */
 
 struct wg_tile {
@@ -41,6 +42,21 @@ struct wg_tile {
     int q0;            /* first query row of the tile (negative: the causal partial tile) */
     int n_kt;          /* key tiles to visit: those holding a key some row of the tile sees */
 };
+
+/* Whether kernel C may take the dynamic walk (config.cuh DYNAMIC_WALK); else the static
+ * walks. */
+template <class C>
+__device__ __forceinline__ constexpr bool has_dynamic_walk()
+{
+    return C::DYNAMIC_WALK;
+}
+
+/* Walk DYNAMIC, a run-time choice of the kernels that have it. */
+template <class C>
+__device__ __forceinline__ bool dynamic_walk(const wgmma_params &p)
+{
+    return has_dynamic_walk<C>() && p.walk == FP8ATTN_WGMMA_WALK_DYNAMIC;
+}
 
 /* With walk PAIRS: the units [0, pair_units) are pairs, head by head; after them single tiles
  * (0 on the other walks: pairs_per_head is 0). */
@@ -50,9 +66,10 @@ __device__ __forceinline__ int pair_units(const wgmma_params &p)
 }
 
 /* Query tiles in unit u: 1, or 2 for a pair. */
+template <class C>
 __device__ __forceinline__ int unit_tiles(const wgmma_params &p, int u)
 {
-    return u < pair_units(p) ? 2 : 1;
+    return !has_dynamic_walk<C>() && u < pair_units(p) ? 2 : 1;
 }
 
 /* WGMMA_FASTDIV 1 (default): unit_tile divides by multiply-shifts (kernels/fastdiv.h); 0: by the
@@ -88,8 +105,11 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
 {
     wg_tile t;
     int hb; /* head + h_q * batch */
-    if (p.walk == FP8ATTN_WGMMA_WALK_SNAKE) u = snake_unit(p, u);
-    if (p.walk != FP8ATTN_WGMMA_WALK_TILES) { /* pairs (none on the snake walk), then singles */
+    /* the kernels with the dynamic walk have no other causal walk, and it hands out tiles-walk
+     * units (dynamic_unit below) */
+    if (!has_dynamic_walk<C>() && p.walk == FP8ATTN_WGMMA_WALK_SNAKE) u = snake_unit(p, u);
+    if (!has_dynamic_walk<C>() && p.walk != FP8ATTN_WGMMA_WALK_TILES) {
+        /* pairs (none on the snake walk), then singles */
         const int kp = p.pairs_per_head, pu = pair_units(p);
         if (u < pu) {
             hb = fast_div(u, p.div_pairs, kp);
@@ -116,26 +136,107 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
 
 /* A block's walk over its tiles; the producer and the consumers walk the same sequence and
  * skip nothing (a tile with no key to visit, n_kt == 0, is passed to both):
- *   for (wg_sched s = sched_begin(p); s.u < p.n_units; sched_next(p, s)) { unit_tile(p, s.u, s.k) } */
+ *   for (wg_sched s = sched_begin<C>(p, slot); s.u < p.n_units; sched_next<C>(p, slot, s)) {
+ *       unit_tile<C>(p, s.u, s.k) ... }
+ * slot is the shared-memory address of the dynamic walk's unit slot (C::OFF_SCHED; unused on
+ * the static walks).
+ *
+ * The static walks: block i takes units i, i + gridDim.x, ... The dynamic walk (FA3's dynamic
+ * persistent scheduler, in our words): block i takes position i of the walk's order first, then
+ * the next position of a counter in global memory (atomicAdd, plus gridDim.x). One thread of the
+ * producer warpgroup, the taker (take_units), does the taking and hands each unit, as the tiles
+ * walk's index of its tile (dynamic_unit), through a one-unit slot in shared memory to the
+ * loader thread and the consumer threads: u_full says the slot is written (the taker's one
+ * arrive, whose release orders the store), u_empty that every reader has read it (one arrive per
+ * reader thread). The taker takes the block's unit n + 1 once the consumers have read
+ * unit n, i.e. when they start it: the block holds one unit ahead, which its loader starts
+ * loading while the consumers run unit n. The last unit handed over is n_units: the walk's end.
+ * Under a causal mask a tile's cost varies with its index, and blocks that took a long tile take
+ * the next ones later, so the end evens out without a plan; the order, L2 sections of heads
+ * (dynamic_unit), keeps the K and V^T the running blocks read together within L2
+ * (docs/PERF.md w50). */
 struct wg_sched {
     int u, k; /* unit, tile within it (the unit's tile count is recomputed, unit_tiles: one
                * register less across the producer's and consumers' loops, docs/PERF.md w36) */
+    int n;    /* dynamic walk: units the block has read before u (the slot's phase) */
 };
 
-__device__ __forceinline__ wg_sched sched_begin(const wgmma_params &p)
+/* The dynamic walk's slot: u_full, u_empty, the unit, 8 bytes apart. */
+__device__ __forceinline__ uint32_t slot_full(uint32_t slot) { return slot; }
+__device__ __forceinline__ uint32_t slot_empty(uint32_t slot) { return slot + 8; }
+__device__ __forceinline__ uint32_t slot_unit(uint32_t slot) { return slot + 16; }
+
+/* One arrival on u_full per phase (the taker's); on u_empty one per reader thread (the loader
+ * and every consumer thread, each after its own read: its arrive's release orders that read
+ * before the taker's next store, which a warp's one arrive after __syncwarp does not do for
+ * racecheck). */
+template <class C>
+__device__ __forceinline__ void init_sched_slot(uint32_t slot)
+{
+    if (C::SCHED_SLOTS) {
+        mbar_init(slot_full(slot), 1);
+        mbar_init(slot_empty(slot), 1 + 128 * C::CONSUMERS);
+    }
+}
+
+/* Position u < n_units of the dynamic walk's order, section by section (sec_heads heads each,
+ * the last maybe fewer), each section longest first across its heads, as the tiles walk's unit
+ * of that tile: hb n_q_tiles + i for query tile n_q_tiles - 1 - i of head hb. */
+__device__ __forceinline__ int dynamic_unit(const wgmma_params &p, int u)
+{
+    const int sec = fast_div(u, p.div_sec_units, p.sec_units), r = u - sec * p.sec_units;
+    const int h0 = sec * p.sec_heads, hs = min(p.sec_heads, p.h_q * p.batch - h0);
+    const int i = fast_div(r, hs == p.sec_heads ? p.div_sec_heads : p.div_last_heads, hs);
+    return (h0 + (r - i * hs)) * p.n_q_tiles + i; /* < n_units */
+}
+
+/* The taker (one thread): hands the block's units to the slot until it hands n_units. */
+template <class C>
+__device__ __forceinline__ void take_units(const wgmma_params &p, uint32_t slot)
+{
+    int u = blockIdx.x; /* < n_units: the grid is at most n_units */
+    for (uint32_t n = 0;; n++) {
+        mbar_wait(slot_empty(slot), (n & 1) ^ 1); /* unit n - 1 read by all */
+        if (n > 0) { /* the next position, now that the consumers have started unit n - 1 */
+            const int64_t next = (int64_t)atomicAdd(p.tile_counter, 1) + gridDim.x;
+            u = next < p.n_units ? (int)next : p.n_units;
+        }
+        st_shared_u32(slot_unit(slot), (uint32_t)(u < p.n_units ? dynamic_unit(p, u) : u));
+        mbar_arrive(slot_full(slot)); /* release: the store above is visible to the readers */
+        if (u >= p.n_units) return;
+    }
+}
+
+/* A reader thread's n-th unit; the thread then frees the slot for it. */
+__device__ __forceinline__ int read_unit(uint32_t slot, int n)
+{
+    mbar_wait(slot_full(slot), (uint32_t)n & 1);
+    const int u = (int)ld_shared_u32(slot_unit(slot));
+    mbar_arrive(slot_empty(slot));
+    return u;
+}
+
+template <class C>
+__device__ __forceinline__ wg_sched sched_begin(const wgmma_params &p, uint32_t slot)
 {
     wg_sched s;
-    s.u = blockIdx.x;
     s.k = 0;
+    s.n = 0;
+    s.u = dynamic_walk<C>(p) ? read_unit(slot, 0) : (int)blockIdx.x;
     return s;
 }
 
-__device__ __forceinline__ void sched_next(const wgmma_params &p, wg_sched &s)
+template <class C>
+__device__ __forceinline__ void sched_next(const wgmma_params &p, uint32_t slot, wg_sched &s)
 {
-    if (++s.k < unit_tiles(p, s.u)) return; /* s.u < n_units: the walk's condition */
+    if (++s.k < unit_tiles<C>(p, s.u)) return; /* s.u < n_units: the walk's condition */
+    s.k = 0;
+    if (dynamic_walk<C>(p)) {
+        s.u = read_unit(slot, ++s.n);
+        return;
+    }
     const int64_t next = (int64_t)s.u + gridDim.x; /* gridDim.x may be n_units, up to 2^31 - 1 */
     s.u = next < p.n_units ? (int)next : p.n_units;
-    s.k = 0;
 }
 
 #endif

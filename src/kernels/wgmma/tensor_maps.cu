@@ -193,5 +193,9 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
     out->q_descale = p->q_descale;
     out->k_descale = p->k_descale;
     out->v_descale = p->v_descale;
+    out->sec_heads = 1; /* the launch sets these for the dynamic walk */
+    out->sec_units = 1;
+    out->div_sec_units = out->div_sec_heads = out->div_last_heads = fp8attn_fastdiv_make(1);
+    out->tile_counter = NULL;
     return FP8ATTN_OK;
 }

@@ -4,7 +4,8 @@
  * traffic cost about 12-15 % of the kernel's time, docs/PERF.md w8).
  *
  * Workspace layout: [batch][h_kv][D][SKP] bytes, SKP = seqlen_k rounded up to 32, keys past
- * seqlen_k zero. Inside each group of 32 keys the bytes are in the permuted order the consumers'
+ * seqlen_k zero; then, 16-byte aligned, the dynamic walk's unit counter (scheduler.cuh), which
+ * block 0 of the pass zeroes for the kernel that follows it. Inside each group of 32 keys the bytes are in the permuted order the consumers'
  * P registers expect (transpose_v.cuh): byte 16h + 4t + e of group g holds key
  * 32g + 16h + 8(e / 2) + 2t + e % 2. A V^T tile of BN keys is then BN / SW_N TMA boxes of SW_N
  * key bytes x D rows, loaded like the K tiles.
@@ -38,12 +39,14 @@ struct vt_prepass_args {
     uint8_t *vt;
     int64_t vs_b, vs_h, vs_s; /* V strides, bytes */
     int32_t seqlen_k, skp, h_kv, d;
+    int32_t *tile_counter; /* the dynamic walk's (wgmma_host.h): zeroed by block 0 */
 };
 
 extern "C" __global__ void __launch_bounds__(VTP_THREADS) fp8attn_wgmma_vt_prepass(vt_prepass_args a)
 {
     __shared__ __align__(16) uint8_t tile[256 * VTP_ROW]; /* [d][key], d < 256 */
     const int key0 = blockIdx.x * VTP_KEYS, h = blockIdx.y, b = blockIdx.z;
+    if ((blockIdx.x | blockIdx.y | blockIdx.z | threadIdx.x) == 0) *a.tile_counter = 0;
     const int cpr = a.d / 16; /* 16-byte chunks per V row */
     const int n = VTP_KEYS * cpr / VTP_THREADS; /* this thread's loads: 1, 2 or 4 */
     const uint8_t *v = a.v + (int64_t)b * a.vs_b + (int64_t)h * a.vs_h;
@@ -98,6 +101,16 @@ size_t fp8attn_wgmma_vt_bytes(const fp8attn_params_t *p)
     return (size_t)p->batch * (size_t)p->h_kv * (size_t)p->head_dim * (size_t)fp8attn_wgmma_vt_skp(p);
 }
 
+size_t fp8attn_wgmma_ws_bytes(const fp8attn_params_t *p)
+{
+    return (fp8attn_wgmma_vt_bytes(p) + 15) / 16 * 16 + 16;
+}
+
+int32_t *fp8attn_wgmma_tile_counter(const fp8attn_params_t *p, void *ws)
+{
+    return (int32_t *)((uint8_t *)ws + (fp8attn_wgmma_vt_bytes(p) + 15) / 16 * 16);
+}
+
 fp8attn_status_t fp8attn_wgmma_vt_prepass_launch(const fp8attn_params_t *p, void *workspace,
                                                  fp8attn_stream_t stream)
 {
@@ -111,6 +124,7 @@ fp8attn_status_t fp8attn_wgmma_vt_prepass_launch(const fp8attn_params_t *p, void
     a.skp = (int32_t)fp8attn_wgmma_vt_skp(p);
     a.h_kv = p->h_kv;
     a.d = p->head_dim;
+    a.tile_counter = fp8attn_wgmma_tile_counter(p, workspace);
     const dim3 grid((unsigned)((p->seqlen_k + VTP_KEYS - 1) / VTP_KEYS), (unsigned)p->h_kv,
                     (unsigned)p->batch);
     void *args[] = {(void *)&a};

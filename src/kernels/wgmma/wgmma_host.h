@@ -27,7 +27,22 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
  * fewer than two waves); PAIRS: two tiles of one head per unit, (n_q_tiles - 1 - i, i), then the
  * tiles of the pairs the planner split singly; SNAKE: one tile per unit, longest first across all
  * heads, every odd full round of the grid walked backwards. */
-enum { FP8ATTN_WGMMA_WALK_TILES = 0, FP8ATTN_WGMMA_WALK_PAIRS = 1, FP8ATTN_WGMMA_WALK_SNAKE = 2 };
+enum {
+    FP8ATTN_WGMMA_WALK_TILES = 0,
+    FP8ATTN_WGMMA_WALK_PAIRS = 1,
+    FP8ATTN_WGMMA_WALK_SNAKE = 2,
+    FP8ATTN_WGMMA_WALK_DYNAMIC = 3 /* the _vt kernels' causal problems of two waves or more: one
+                                    * tile per unit, in L2 sections of heads, each longest first
+                                    * across its heads; blocks take units from a counter */
+};
+
+/* The dynamic walk's heads per L2 section: as many kv heads as keep their K and V^T
+ * (kv_head_bytes each) within WGMMA_L2_SECTION_MB (at least one), times heads_per_kv, at most
+ * heads. C linkage: tests/test_wgmma_sched.c calls it. */
+#ifdef __cplusplus
+extern "C"
+#endif
+int fp8attn_wgmma_section_heads(int64_t heads, int heads_per_kv, int64_t kv_head_bytes);
 
 /* With PAIRS: how many pairs each of the heads runs as a two-tile unit (at most n_q_tiles / 2);
  * the other tiles run singly after all the pairs, longest first. Picked, among up to 12 middle
@@ -55,6 +70,10 @@ int fp8attn_wgmma_causal_walk(int n_q_tiles, int bm, int bn, int q_off, int seql
  * takes, its tensor map (box: sw_n key bytes x head_dim rows) and the launch that writes it. */
 int64_t fp8attn_wgmma_vt_skp(const fp8attn_params_t *p);
 size_t fp8attn_wgmma_vt_bytes(const fp8attn_params_t *p);
+/* The whole workspace of a _vt kernel: V^T, then (16-byte aligned) the dynamic walk's unit
+ * counter, which the pass zeroes; the counter's address in workspace ws. */
+size_t fp8attn_wgmma_ws_bytes(const fp8attn_params_t *p);
+int32_t *fp8attn_wgmma_tile_counter(const fp8attn_params_t *p, void *ws);
 fp8attn_status_t fp8attn_wgmma_make_vt_map(const fp8attn_params_t *p, const void *vt, int sw_n,
                                            struct wgmma_params *out);
 fp8attn_status_t fp8attn_wgmma_vt_prepass_launch(const fp8attn_params_t *p, void *workspace,

@@ -271,7 +271,7 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
 static size_t workspace_size(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
 {
     return use_vt_pass(p, instance_for_problem(p, dev->sm_count), dev->sm_count)
-               ? fp8attn_wgmma_vt_bytes(p)
+               ? fp8attn_wgmma_ws_bytes(p)
                : 0;
 }
 
