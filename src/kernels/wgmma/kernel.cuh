@@ -38,7 +38,6 @@
 #define WGMMA_PAIR_TILES 1 /* 0: causal tiles walk head by head, neither paired nor snake (A/B) */
 #endif
 
-
 template <class C, bool OVERLAP, bool PINGPONG, bool PRE_VT>
 __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
 {
@@ -52,11 +51,14 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
     if (tid == 0) {
         prefetch_tensormap(&p.tm_q);
         prefetch_tensormap(&p.tm_k);
-        prefetch_tensormap(&p.tm_v);
+        prefetch_tensormap(PRE_VT ? &p.tm_vt : &p.tm_v);
         if (C::O_SMEM && p.o_tma) prefetch_tensormap(&p.tm_o);
         init_barriers<C, PRE_VT>(sm);
     }
     __syncthreads();
+    /* a _vt kernel may start before the V^T pass has finished (WGMMA_PDL): nothing above reads
+     * or writes global memory; from here on the pass's V^T and tile counter are complete */
+    if (PRE_VT && WGMMA_PDL) griddep_wait();
     if (wg == 0) {
         setmaxnreg_dec<C::PRODUCER_REGS>();
         produce<C, PRE_VT>(p, sm, tid);
@@ -117,9 +119,22 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     void *args[] = {(void *)&wp};
     cudaError_t e = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          C::SMEM_BYTES);
-    if (e == cudaSuccess)
-        e = cudaLaunchKernel(k->func, dim3((unsigned)grid), dim3(C::THREADS), args, C::SMEM_BYTES,
-                             (cudaStream_t)stream);
+    if (e == cudaSuccess) {
+        /* after the V^T pass: a programmatic dependent of it (WGMMA_PDL, wgmma_host.h) */
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        cfg.gridDim = dim3((unsigned)grid);
+        cfg.blockDim = dim3(C::THREADS);
+        cfg.dynamicSmemBytes = C::SMEM_BYTES;
+        cfg.stream = (cudaStream_t)stream;
+        if (vt && WGMMA_PDL) {
+            attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attr[0].val.programmaticStreamSerializationAllowed = 1;
+            cfg.attrs = attr;
+            cfg.numAttrs = 1;
+        }
+        e = cudaLaunchKernelExC(&cfg, k->func, args);
+    }
 #if WGMMA_TRACE
     if (e == cudaSuccess) {
         wgmma_trace_dump<<<1, 1, 0, (cudaStream_t)stream>>>(C::CONSUMERS);

@@ -74,6 +74,24 @@ __device__ __forceinline__ uint32_t mbar_test(uint32_t bar, uint32_t parity)
     return r;
 }
 
+/* ---- Programmatic dependent launch (PTX ISA: "griddepcontrol"; CUDA: "Programmatic Dependent
+ * Launch"). A kernel launched with cudaLaunchAttributeProgrammaticStreamSerialization may start
+ * while the kernel before it in the stream still runs. */
+
+/* griddepcontrol.wait: waits until the grids this one depends on have completed and their
+ * memory operations are visible (returns at once in a grid launched without the attribute). */
+__device__ __forceinline__ void griddep_wait()
+{
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+}
+
+/* griddepcontrol.launch_dependents: this block no longer holds back the launch of the grid that
+ * depends on this one (it still waits for this grid's completion with griddep_wait). */
+__device__ __forceinline__ void griddep_launch_dependents()
+{
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
+
 /* st.shared.u32 / ld.shared.u32 (volatile: ordered by the mbarriers around them, never cached
  * in a register): the dynamic walk's unit slots (scheduler.cuh). PTX ISA: "st", "ld". */
 __device__ __forceinline__ void st_shared_u32(uint32_t addr, uint32_t v)

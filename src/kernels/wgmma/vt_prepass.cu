@@ -21,6 +21,7 @@
 
 #include "../../internal.h"
 #include "../kernels.h"
+#include "ptx_sm90.cuh"
 #include "wgmma_host.h"
 
 #define VTP_KEYS 64
@@ -47,6 +48,7 @@ extern "C" __global__ void __launch_bounds__(VTP_THREADS) fp8attn_wgmma_vt_prepa
     __shared__ __align__(16) uint8_t tile[256 * VTP_ROW]; /* [d][key], d < 256 */
     const int key0 = blockIdx.x * VTP_KEYS, h = blockIdx.y, b = blockIdx.z;
     if ((blockIdx.x | blockIdx.y | blockIdx.z | threadIdx.x) == 0) *a.tile_counter = 0;
+    griddep_launch_dependents(); /* the _vt kernel may start (it waits for this grid to finish) */
     const int cpr = a.d / 16; /* 16-byte chunks per V row */
     const int n = VTP_KEYS * cpr / VTP_THREADS; /* this thread's loads: 1, 2 or 4 */
     const uint8_t *v = a.v + (int64_t)b * a.vs_b + (int64_t)h * a.vs_h;

@@ -10,6 +10,15 @@
 
 struct wgmma_params;
 
+/* WGMMA_PDL 1 (default): a _vt kernel is launched as a programmatic dependent of the V^T pass
+ * (cudaLaunchAttributeProgrammaticStreamSerialization): its blocks start, set up their barriers
+ * and wait (griddepcontrol.wait) while the pass's last blocks run, which the pass allows from
+ * each block's start (griddepcontrol.launch_dependents). 0: a plain launch (A/B builds;
+ * docs/PERF.md w53). */
+#ifndef WGMMA_PDL
+#define WGMMA_PDL 1
+#endif
+
 /* FP8ATTN_OK if every Q/K/V stride TMA will see is one it can encode (checked without the
  * driver: nonzero where the extent is > 1 and below 2^40 bytes); else NOT_SUPPORTED naming it. */
 fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p);
