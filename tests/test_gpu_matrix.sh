@@ -88,7 +88,9 @@ if [ "$variant" = mma ]; then
 fi
 # wgmma's blocks are persistent (one per SM, each walking several query tiles; causal problems
 # of two waves or more pair a long and a short tile, or walk single tiles in snake order where
-# sched_plan.cu says so: below, (3,16,4,777,1000,128) causal). Above, only (1,8,2,4097,64,D) has more query
+# sched_plan.cu says so: below, (3,16,4,777,1000,128) causal; on the _vt kernels but hd256's
+# they take tiles from a counter instead, the dynamic walk, which test_gpu_sanitize.sh's causal
+# shapes with at least two waves and 32 repeats exercise). Above, only (1,8,2,4097,64,D) has more query
 # tiles than an H100 has SMs (176 or 264). These have 192 to 384, so most blocks walk several and
 # their ring, Q barriers and phases run across tiles: causal with an odd tile count (a pair with
 # a lone middle tile), seqlen_q > seqlen_k (tiles whose rows see no key, skipped within a block's

@@ -72,7 +72,8 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
 /* Host side of one instance: work units, grid, shared memory, launch. With a workspace (vt !=
  * NULL, at least fp8attn_wgmma_ws_bytes(p) bytes, checked by the caller) V^T is written there
  * first and the "_vt" kernel k runs; otherwise the kernel that transposes in shared memory.
- * Causal problems of at least two waves pair their query tiles or walk them in snake order
+ * Causal problems of at least two waves take their tiles from a counter on the _vt kernels but
+ * hd256's (the dynamic walk), else pair their query tiles or walk them in snake order
  * (scheduler.cuh, sched_plan.cu); the grid is one block per SM, or one per unit where there are
  * fewer. */
 template <class C>
@@ -112,7 +113,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     }
     if (wp.pairs_per_head > 0) wp.div_pairs = fp8attn_fastdiv_make((uint32_t)wp.pairs_per_head);
     /* a head's units: its pairs, then its other tiles one by one (all of them one by one on the
-     * tiles and snake walks) */
+     * tiles, snake and dynamic walks) */
     wp.n_units = (int32_t)((wp.n_q_tiles - wp.pairs_per_head) * heads);
     const int64_t grid = persist && wp.n_units > slots ? slots : wp.n_units;
     if (wp.walk == FP8ATTN_WGMMA_WALK_SNAKE) wp.div_grid = fp8attn_fastdiv_make((uint32_t)grid);
