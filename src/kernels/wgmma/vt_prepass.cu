@@ -5,8 +5,8 @@
  *
  * Workspace layout: [batch][h_kv][D][SKP] bytes, SKP = seqlen_k rounded up to 32, keys past
  * seqlen_k zero; then, 16-byte aligned, the dynamic walk's unit counter (scheduler.cuh), which
- * block 0 of the pass zeroes for the kernel that follows it. Inside each group of 32 keys the bytes are in the permuted order the consumers'
- * P registers expect (transpose_v.cuh): byte 16h + 4t + e of group g holds key
+ * block 0 of the pass zeroes for the kernel that follows it. Inside each group of 32 keys the
+ * bytes are in the permuted order the consumers' P registers expect (transpose_v.cuh): byte 16h + 4t + e of group g holds key
  * 32g + 16h + 8(e / 2) + 2t + e % 2. A V^T tile of BN keys is then BN / SW_N TMA boxes of SW_N
  * key bytes x D rows, loaded like the K tiles.
  *
