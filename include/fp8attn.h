@@ -186,8 +186,9 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
  * (0: none). For wgmma: batch * h_kv * head_dim * (seqlen_k rounded up to 32), V's size,
  * rounded up to 16, plus 16 (a counter of the causal kernels' tile scheduler), when
  * a V tile would otherwise be transposed in shared memory often enough, i.e. when
- * ceil(seqlen_q / rows per block) * (h_q / h_kv) reaches 10 on a non-causal problem of more than
- * one wave of blocks, or 32 otherwise; 0 otherwise. */
+ * ceil(seqlen_q / rows per block) * (h_q / h_kv) reaches, on a problem of more than one wave of
+ * blocks, 10 (head_dim 64), 14 (128) or 12 (256) without the causal mask and 24 (256) with it,
+ * and 32 otherwise; 0 otherwise. */
 fp8attn_status_t fp8attn_forward_workspace_size(const fp8attn_params_t *p, const char *variant,
                                                 size_t *bytes);
 /* fp8attn_forward_variant with a workspace of workspace_size bytes: at least the size above

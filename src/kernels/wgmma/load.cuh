@@ -226,7 +226,7 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
 {
     const int warp = tid >> 5, lane = tid & 31;
     if (C::DYNAMIC_WALK && warp > 0) { /* warp 1's first thread takes the dynamic walk's units */
-        if (dynamic_walk<C>(p) && tid == 32) take_units<C>(p, sm.sched);
+        if (dynamic_walk<C>(p) && tid == 32) take_units(p, sm.sched);
         return;
     }
     if (PRE_VT || C::LOADER_WARP) {

@@ -278,13 +278,13 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
 /* CROSS: the block's next tile with keys into t (false: none left); the tiles with none on the
  * way get O = 0, LSE = -inf. */
 template <class C>
-__device__ __forceinline__ bool next_with_keys(const wgmma_params &p, uint32_t slots, wg_sched &s,
+__device__ __forceinline__ bool next_with_keys(const wgmma_params &p, uint32_t slot, wg_sched &s,
                                                wg_tile &t, uint32_t o_smem, int c, int wtid)
 {
     const int w = wtid >> 5, lane = wtid & 31;
     while (s.u < p.n_units) {
         t = unit_tile<C>(p, s.u, s.k);
-        sched_next<C>(p, slots, s);
+        sched_next<C>(p, slot, s);
         if (t.n_kt > 0) return true;
         float o[C::D / 2];
 #pragma unroll

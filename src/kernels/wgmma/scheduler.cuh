@@ -43,19 +43,12 @@ struct wg_tile {
     int n_kt;          /* key tiles to visit: those holding a key some row of the tile sees */
 };
 
-/* Whether kernel C may take the dynamic walk (config.cuh DYNAMIC_WALK); else the static
- * walks. */
-template <class C>
-__device__ __forceinline__ constexpr bool has_dynamic_walk()
-{
-    return C::DYNAMIC_WALK;
-}
-
-/* Walk DYNAMIC, a run-time choice of the kernels that have it. */
+/* Walk DYNAMIC, a run-time choice of the kernels that have it (config.cuh DYNAMIC_WALK; the
+ * others take the static walks only). */
 template <class C>
 __device__ __forceinline__ bool dynamic_walk(const wgmma_params &p)
 {
-    return has_dynamic_walk<C>() && p.walk == FP8ATTN_WGMMA_WALK_DYNAMIC;
+    return C::DYNAMIC_WALK && p.walk == FP8ATTN_WGMMA_WALK_DYNAMIC;
 }
 
 /* With walk PAIRS: the units [0, pair_units) are pairs, head by head; after them single tiles
@@ -69,7 +62,7 @@ __device__ __forceinline__ int pair_units(const wgmma_params &p)
 template <class C>
 __device__ __forceinline__ int unit_tiles(const wgmma_params &p, int u)
 {
-    return !has_dynamic_walk<C>() && u < pair_units(p) ? 2 : 1;
+    return !C::DYNAMIC_WALK && u < pair_units(p) ? 2 : 1;
 }
 
 /* WGMMA_FASTDIV 1 (default): unit_tile divides by multiply-shifts (kernels/fastdiv.h); 0: by the
@@ -107,8 +100,8 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
     int hb; /* head + h_q * batch */
     /* the kernels with the dynamic walk have no other causal walk, and it hands out tiles-walk
      * units (dynamic_unit below) */
-    if (!has_dynamic_walk<C>() && p.walk == FP8ATTN_WGMMA_WALK_SNAKE) u = snake_unit(p, u);
-    if (!has_dynamic_walk<C>() && p.walk != FP8ATTN_WGMMA_WALK_TILES) {
+    if (!C::DYNAMIC_WALK && p.walk == FP8ATTN_WGMMA_WALK_SNAKE) u = snake_unit(p, u);
+    if (!C::DYNAMIC_WALK && p.walk != FP8ATTN_WGMMA_WALK_TILES) {
         /* pairs (none on the snake walk), then singles */
         const int kp = p.pairs_per_head, pu = pair_units(p);
         if (u < pu) {
@@ -191,7 +184,6 @@ __device__ __forceinline__ int dynamic_unit(const wgmma_params &p, int u)
 }
 
 /* The taker (one thread): hands the block's units to the slot until it hands n_units. */
-template <class C>
 __device__ __forceinline__ void take_units(const wgmma_params &p, uint32_t slot)
 {
     int u = blockIdx.x; /* < n_units: the grid is at most n_units */

@@ -6,8 +6,8 @@
  * Workspace layout: [batch][h_kv][D][SKP] bytes, SKP = seqlen_k rounded up to 32, keys past
  * seqlen_k zero; then, 16-byte aligned, the dynamic walk's unit counter (scheduler.cuh), which
  * block 0 of the pass zeroes for the kernel that follows it. Inside each group of 32 keys the
- * bytes are in the permuted order the consumers' P registers expect (transpose_v.cuh): byte 16h + 4t + e of group g holds key
- * 32g + 16h + 8(e / 2) + 2t + e % 2. A V^T tile of BN keys is then BN / SW_N TMA boxes of SW_N
+ * bytes are in the permuted order the consumers' P registers expect (transpose_v.cuh): byte
+ * 16h + 4t + e of group g holds key 32g + 16h + 8(e / 2) + 2t + e % 2. A V^T tile of BN keys is then BN / SW_N TMA boxes of SW_N
  * key bytes x D rows, loaded like the K tiles.
  *
  * One block per (64 keys, kv head, batch): 16-byte loads of the V rows (all of a thread's loads
@@ -103,14 +103,20 @@ size_t fp8attn_wgmma_vt_bytes(const fp8attn_params_t *p)
     return (size_t)p->batch * (size_t)p->h_kv * (size_t)p->head_dim * (size_t)fp8attn_wgmma_vt_skp(p);
 }
 
+/* The tile counter's offset in the workspace: V^T's bytes rounded up to 16. */
+static size_t counter_offset(const fp8attn_params_t *p)
+{
+    return (fp8attn_wgmma_vt_bytes(p) + 15) / 16 * 16;
+}
+
 size_t fp8attn_wgmma_ws_bytes(const fp8attn_params_t *p)
 {
-    return (fp8attn_wgmma_vt_bytes(p) + 15) / 16 * 16 + 16;
+    return counter_offset(p) + 16;
 }
 
 int32_t *fp8attn_wgmma_tile_counter(const fp8attn_params_t *p, void *ws)
 {
-    return (int32_t *)((uint8_t *)ws + (fp8attn_wgmma_vt_bytes(p) + 15) / 16 * 16);
+    return (int32_t *)((uint8_t *)ws + counter_offset(p));
 }
 
 fp8attn_status_t fp8attn_wgmma_vt_prepass_launch(const fp8attn_params_t *p, void *workspace,
