@@ -174,8 +174,8 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
                                           int device);
 /* Device scratch ("workspace") for the GPU forward. The Hopper kernels ("wgmma") use it to
  * transpose V once per call instead of once per block of queries in shared memory, which makes
- * them faster (docs/PERF.md, w8), and for the counter their causal tile scheduler hands out
- * tiles with (w50); every other variant needs none (0 bytes). The workspace holds
+ * them faster (docs/PERF.md, w8, w55), and for the counters their causal tile scheduler and that
+ * transpose hand out work with (w50, w55); every other variant needs none (0 bytes). The workspace holds
  * nothing between calls, must be FP8ATTN_WORKSPACE_ALIGN-byte aligned (cudaMalloc and PyTorch's
  * allocator are) and must not overlap any tensor of the problem; calls on different streams need
  * different workspaces. fp8attn_forward_ws(p, variant, NULL, 0, s) is
@@ -184,7 +184,8 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
 #define FP8ATTN_WORKSPACE_ALIGN 256
 /* *bytes = the scratch fp8attn_forward_ws(p, variant, ...) can use on the current device
  * (0: none). For wgmma: batch * h_kv * head_dim * (seqlen_k rounded up to 32), V's size,
- * rounded up to 16, plus 16 (a counter of the causal kernels' tile scheduler), when
+ * rounded up to 16, plus 16 (two counters and padding) plus 4 * batch * h_kv rounded up to 16
+ * (a count per kv head), when
  * a V tile would otherwise be transposed in shared memory often enough, i.e. when
  * ceil(seqlen_q / rows per block) * (h_q / h_kv) reaches, on a problem of more than one wave of
  * blocks, 10 (head_dim 64), 14 (128) or 12 (256) without the causal mask and 24 (256) with it,

@@ -38,6 +38,12 @@
 #define WGMMA_DYNAMIC 1
 #endif
 
+/* WGMMA_FUSED_VT 1 (default): the _vt kernels write V^T into the workspace themselves, in the background (FUSED_VT below, vt_background.cuh), instead of after
+ * the V^T pass; 0: the pass precedes every _vt kernel (A/B builds; docs/PERF.md w55). */
+#ifndef WGMMA_FUSED_VT
+#define WGMMA_FUSED_VT 1
+#endif
+
 /* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (the TMA loads and the V
  * transpose, split as LOADER says), the others are consumers of 64 query rows each
  * (BM = 64 x CONSUMERS).
@@ -110,6 +116,18 @@ struct wg_config {
     static constexpr bool DYNAMIC_WALK = WGMMA_DYNAMIC && VT_GLOBAL && D != 256;
     static constexpr int SCHED_SLOTS = DYNAMIC_WALK ? 1 : 0;
     static constexpr int SCHED_BYTES = 3 * 8 * SCHED_SLOTS;
+    /* FUSED_VT: producer warps 2 and 3 (BG_WARPS) transpose V into the workspace while the block
+     * runs (vt_background.cuh), each through its own pair of chunk buffers (V: [VT_CHUNK keys][D],
+     * V^T: [D][VT_CHUNK keys]) and one TMA barrier, after the unit slot. hd256's _vt kernel has
+     * no room for them beside its O staging (224 KB); there (BG_IN_O) they lie in the O staging
+     * area, and the epilogue stores O from registers until they are done (bg_done). */
+    static constexpr bool FUSED_VT =
+        WGMMA_FUSED_VT && VT_GLOBAL && (D != 256 || EPI_TMA_ || WGMMA_EPI_TMA);
+    static constexpr int VT_CHUNK = 64;
+    static constexpr int BG_WARPS = FUSED_VT ? 2 : 0;
+    static constexpr bool BG_IN_O = FUSED_VT && D == 256;
+    static constexpr int BG_BYTES = BG_IN_O ? 0 : BG_WARPS * 2 * VT_CHUNK * D; /* beside O */
+    static constexpr int BG_BAR_BYTES = 8 * (BG_WARPS + (BG_IN_O ? 1 : 0));
 
     /* Q_STAGES: Q buffers. 2 (WGMMA_CROSS and CROSS, default) where shared memory has room
      * beside the rings and the O staging the configuration asks for: the next query tile's Q
@@ -118,8 +136,9 @@ struct wg_config {
      * (mainloop.cuh). 1: the next Q is loaded once the current one is done. */
     static constexpr int Q_STAGES =
         WGMMA_CROSS && CROSS_ && 2 * Q_BYTES + RINGS_BYTES +
-                                       ((EPI_TMA_ || WGMMA_EPI_TMA) ? O_BYTES : 0) + 8 * n_bars(2) +
-                                       SCHED_BYTES + 1024 <= SMEM_MAX ? 2 : 1;
+                                       ((EPI_TMA_ || WGMMA_EPI_TMA) ? O_BYTES : 0) + BG_BYTES +
+                                       8 * n_bars(2) + SCHED_BYTES + BG_BAR_BYTES + 1024 <=
+                                   SMEM_MAX ? 2 : 1;
 
     /* shared memory, every tile 1024-byte aligned (the 128-byte swizzle's period) */
     static constexpr int OFF_Q = 0;
@@ -131,10 +150,15 @@ struct wg_config {
     /* O staged for the TMA store: [BM / 16 warps][D / 64 column blocks][16 rows][128 bytes],
      * 128-byte swizzle, if it fits beside everything else */
     static constexpr bool O_SMEM = (EPI_TMA_ || WGMMA_EPI_TMA) &&
-                                   OFF_O + O_BYTES + 8 * N_BARS + SCHED_BYTES + 1024 <= SMEM_MAX;
-    static constexpr int OFF_BAR = OFF_O + (O_SMEM ? O_BYTES : 0);
+                                   OFF_O + O_BYTES + BG_BYTES + 8 * N_BARS + SCHED_BYTES +
+                                           BG_BAR_BYTES + 1024 <= SMEM_MAX;
+    static constexpr int OFF_BG = BG_IN_O ? OFF_O : OFF_O + (O_SMEM ? O_BYTES : 0); /* FUSED_VT */
+    static_assert(!BG_IN_O || (O_SMEM && O_BYTES >= BG_WARPS * 2 * VT_CHUNK * D),
+                  "the chunk buffers fit the O staging area");
+    static constexpr int OFF_BAR = OFF_O + (O_SMEM ? O_BYTES : 0) + BG_BYTES;
     static constexpr int OFF_SCHED = OFF_BAR + 8 * N_BARS;
-    static constexpr int SMEM_USED = OFF_SCHED + SCHED_BYTES;
+    static constexpr int OFF_BG_BAR = OFF_SCHED + SCHED_BYTES;
+    static constexpr int SMEM_USED = OFF_BG_BAR + BG_BAR_BYTES;
     static constexpr int SMEM_BYTES = SMEM_USED + 1024; /* slack to align the dynamic base */
     static_assert(SMEM_BYTES <= SMEM_MAX, "shared memory of one block");
 
@@ -181,6 +205,15 @@ struct wgmma_params {
     int32_t sec_heads, sec_units;
     fp8attn_fastdiv_t div_sec_units, div_sec_heads, div_last_heads;
     int32_t *tile_counter;
+    /* FUSED_VT kernels (vt_background.cuh): V^T is written in chunks of VT_CHUNK keys of one kv
+     * head, vt_chunks in all, vt_chunks_per_head per (batch, kv head) pair, taken in order from
+     * vt_chunk_counter; vt_ready[b * h_kv + hk] counts the chunks of that pair written. Both in
+     * the workspace, zeroed before the launch. tm_v's box is then VT_CHUNK rows (the kernel reads
+     * no V tile), and tm_vt_store is V^T in the workspace with a box of VT_CHUNK keys x D rows. */
+    int32_t *vt_chunk_counter, *vt_ready;
+    int32_t vt_chunks, vt_chunks_per_head;
+    fp8attn_fastdiv_t div_vt_chunks, div_h_kv; /* vt_chunks_per_head, h_kv */
+    CUtensorMap tm_vt_store;
 };
 
 #endif

@@ -28,7 +28,8 @@
 #include "config.cuh"
 #include "ptx_sm90.cuh"
 #include "smem_layout.cuh"
-#include "softmax.cuh" /* P_LOG2 */
+#include "softmax.cuh"       /* P_LOG2 */
+#include "vt_background.cuh" /* bg_done */
 
 /* 4 x 4 transpose of 32-bit words across the 4 lanes of a quad: lane t holds a[j] = word j of
  * its row of the 4 x 4 matrix, and gets back word t of every lane (a[k] = lane k's a[t]). The
@@ -111,7 +112,8 @@ __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint3
     static_assert(N % 16 == 0, "whole groups of 4 chunks per row");
     const float vds = load_descale(p.v_descale, b, hk);
     const bool bf16 = p.out_bf16 != 0;
-    const bool tma = C::O_SMEM && p.o_tma;
+    /* hd256's _vt kernel: the V^T chunk buffers lie in the staging area until bg_done */
+    const bool tma = C::O_SMEM && p.o_tma && bg_done<C>();
     float inv[2]; /* v_descale / row sum of each of this lane's two rows */
 #pragma unroll
     for (int r = 0; r < 2; r++) {

@@ -46,18 +46,23 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
     const uint32_t base = (smem_addr(smem) + 1023u) & ~1023u;
     const wg_smem<C> sm = {base + C::OFF_Q,  base + C::OFF_K,   base + C::OFF_V,
                            base + C::OFF_VT, base + C::OFF_O,   base + C::OFF_BAR,
-                           base + C::OFF_SCHED};
+                           base + C::OFF_SCHED, base + C::OFF_BG, base + C::OFF_BG_BAR};
     const int tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         prefetch_tensormap(&p.tm_q);
         prefetch_tensormap(&p.tm_k);
         prefetch_tensormap(PRE_VT ? &p.tm_vt : &p.tm_v);
         if (C::O_SMEM && p.o_tma) prefetch_tensormap(&p.tm_o);
+        if (C::FUSED_VT) {
+            prefetch_tensormap(&p.tm_v);
+            prefetch_tensormap(&p.tm_vt_store);
+        }
         init_barriers<C, PRE_VT>(sm);
     }
     __syncthreads();
-    /* a _vt kernel may start before the V^T pass has finished (WGMMA_PDL): nothing above reads
-     * or writes global memory; from here on the pass's V^T and tile counter are complete */
+    /* a _vt kernel may start before the V^T pass (or, FUSED_VT, the counters' clear) has
+     * finished (WGMMA_PDL): nothing above reads or writes global memory; from here on the pass's
+     * V^T and the counters are complete */
     if (PRE_VT && WGMMA_PDL) griddep_wait();
     if (wg == 0) {
         setmaxnreg_dec<C::PRODUCER_REGS>();
@@ -83,8 +88,12 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     wgmma_params wp;
     fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, C::SW_D, C::O_SMEM, &wp);
     if (st != FP8ATTN_OK) return st;
-    if (vt) {
-        if ((st = fp8attn_wgmma_make_vt_map(p, vt, C::SW_N, &wp)) != FP8ATTN_OK ||
+    if (vt && C::FUSED_VT) { /* the kernel writes V^T itself (vt_background.cuh) */
+        if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, C::VT_CHUNK, &wp)) != FP8ATTN_OK ||
+            (st = fp8attn_wgmma_vt_counters_clear(p, vt, stream)) != FP8ATTN_OK)
+            return st;
+    } else if (vt) {
+        if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, 0, &wp)) != FP8ATTN_OK ||
             (st = fp8attn_wgmma_vt_prepass_launch(p, vt, stream)) != FP8ATTN_OK)
             return st;
     } else {
@@ -121,7 +130,8 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     cudaError_t e = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          C::SMEM_BYTES);
     if (e == cudaSuccess) {
-        /* after the V^T pass: a programmatic dependent of it (WGMMA_PDL, wgmma_host.h) */
+        /* after the V^T pass or the counters' clear: a programmatic dependent of it
+         * (WGMMA_PDL, wgmma_host.h) */
         cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute attr[1];
         cfg.gridDim = dim3((unsigned)grid);

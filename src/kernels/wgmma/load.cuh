@@ -21,12 +21,14 @@
 #include "scheduler.cuh"
 #include "trace.cuh"
 #include "transpose_v.cuh"
+#include "vt_background.cuh"
 
 /* Shared-memory addresses of one block's tiles and barriers. */
 template <class C>
 struct wg_smem {
     uint32_t q, k, v, vt, o, bar; /* o: the epilogue's staging (C::O_SMEM) */
     uint32_t sched;               /* the dynamic walk's unit slots (scheduler.cuh) */
+    uint32_t bg, bg_bar;          /* C::FUSED_VT's chunk buffers and barriers (vt_background.cuh) */
     __device__ __forceinline__ uint32_t k_tile(int s) const { return k + s * C::KV_BYTES; }
     __device__ __forceinline__ uint32_t v_tile(int s) const { return v + s * C::KV_BYTES; }
     __device__ __forceinline__ uint32_t vt_tile(int s) const { return vt + s * C::KV_BYTES; }
@@ -61,6 +63,8 @@ __device__ __forceinline__ void init_barriers(const wg_smem<C> &sm)
         mbar_init(sm.vt_empty(s), 4 * C::CONSUMERS);
     }
     init_sched_slot<C>(sm.sched);
+    for (int w = 0; w < C::BG_WARPS; w++) mbar_init(sm.bg_bar + 8 * w, 1);
+    if (C::BG_IN_O) mbar_init(sm.bg_bar + 8 * C::BG_WARPS, 32 * C::BG_WARPS); /* bg_done */
     fence_mbarrier_init();
 }
 
@@ -207,6 +211,7 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
         load_key_tile<C, PRE_VT>(p, sm, t, j + 1, g + j + 1);
     }
     if (PRE_VT) {
+        if (C::FUSED_VT && j == 0) wait_vt_ready<C>(p, t.b, t.hk); /* the pair's V^T is written */
         mbar_wait(sm.vt_empty(ring_stage<C>(g + j)), ring_phase<C>(g + j) ^ 1);
         load_vt<C>(p, sm, t, j, g + j);
     }
@@ -225,6 +230,10 @@ template <class C, bool PRE_VT>
 __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, int tid)
 {
     const int warp = tid >> 5, lane = tid & 31;
+    if (C::FUSED_VT && warp >= 2) { /* V^T into the workspace (vt_background.cuh) */
+        transpose_to_workspace<C>(p, sm.bg, sm.bg_bar, warp - 2, lane);
+        return;
+    }
     if (C::DYNAMIC_WALK && warp > 0) { /* warp 1's first thread takes the dynamic walk's units */
         if (dynamic_walk<C>(p) && tid == 32) take_units(p, sm.sched);
         return;

@@ -183,6 +183,34 @@ __device__ __forceinline__ void fence_proxy_async_smem()
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+/* fence.proxy.async.global: the same between the generic and the async proxy for global memory.
+ * Orders a TMA store's completed global writes (bulk_wait_all) before this thread's release of a
+ * flag, and an acquired flag before this thread's later TMA loads of what it guards
+ * (vt_background.cuh). PTX ISA: "membar/fence" (proxy fences). */
+__device__ __forceinline__ void fence_proxy_async_global()
+{
+    asm volatile("fence.proxy.async.global;\n" ::: "memory");
+}
+
+/* ---- flags between blocks. PTX ISA: "red", "ld" (memory consistency model: release and
+ * acquire at gpu scope). */
+
+/* red.release.gpu.global.add.s32 [addr], v: adds v; this thread's earlier writes are visible to
+ * any thread that acquires the sum. */
+__device__ __forceinline__ void red_release_add(int32_t *addr, int32_t v)
+{
+    asm volatile("red.release.gpu.global.add.s32 [%0], %1;\n" ::"l"(addr), "r"(v) : "memory");
+}
+
+/* ld.acquire.gpu.global.s32: reads a flag; what its writers released before it is visible to this
+ * thread's later reads. */
+__device__ __forceinline__ int32_t ld_acquire(const int32_t *addr)
+{
+    int32_t v;
+    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(v) : "l"(addr) : "memory");
+    return v;
+}
+
 /* ---- warpgroup register reallocation. PTX ISA: "setmaxnreg" (sm_90a). Every warp of the
  * warpgroup executes it; the kernel needs a register cap at entry (__launch_bounds__(T, 1)). */
 

@@ -137,20 +137,41 @@ static int make_o_map(encode_tiled_fn encode, CUtensorMap *map, const fp8attn_pa
                       CU_TENSOR_MAP_L2_PROMOTION_NONE, bytes) == CUDA_SUCCESS;
 }
 
-/* V^T [batch][h_kv][D][SKP] as a 4-D map (keys, D rows, heads, batch) of a packed array. */
-fp8attn_status_t fp8attn_wgmma_make_vt_map(const fp8attn_params_t *p, const void *vt, int sw_n,
-                                           struct wgmma_params *out)
+/* V^T [batch][h_kv][D][SKP] as a 4-D map (keys, D rows, heads, batch) of a packed array, box
+ * box_keys bytes x D rows. */
+static fp8attn_status_t make_vt_map(encode_tiled_fn encode, const fp8attn_params_t *p,
+                                    const void *vt, int box_keys, CUtensorMap *map)
 {
-    encode_tiled_fn encode;
-    fp8attn_status_t st = encoder(&encode);
-    if (st != FP8ATTN_OK) return st;
     const int64_t skp = fp8attn_wgmma_vt_skp(p);
     fp8attn_strides_t s;
     s.token = skp;                               /* one row of V^T: a dim's keys */
     s.head = skp * p->head_dim;
     s.batch = s.head * p->h_kv;
-    return make_map(encode, &out->tm_vt, "v, as V^T in the workspace", (const uint8_t *)vt, &s,
-                    (int)skp, p->head_dim, p->h_kv, p->batch, sw_n, p->head_dim);
+    return make_map(encode, map, "v, as V^T in the workspace", (const uint8_t *)vt, &s, (int)skp,
+                    p->head_dim, p->h_kv, p->batch, box_keys, p->head_dim);
+}
+
+fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt, int sw_n,
+                                            int chunk, struct wgmma_params *out)
+{
+    encode_tiled_fn encode;
+    fp8attn_status_t st = encoder(&encode);
+    if (st != FP8ATTN_OK) return st;
+    if ((st = make_vt_map(encode, p, vt, sw_n, &out->tm_vt)) != FP8ATTN_OK) return st;
+    if (chunk <= 0) return FP8ATTN_OK; /* make_params left the chunk fields zero */
+    const int sw_d = p->head_dim >= 128 ? 128 : 64; /* config.cuh SW_D */
+    if ((st = make_vt_map(encode, p, vt, 64, &out->tm_vt_store)) != FP8ATTN_OK ||
+        (st = make_map(encode, &out->tm_v, "v", p->v, &p->v_stride, p->head_dim, p->seqlen_k,
+                       p->h_kv, p->batch, sw_d, chunk)) != FP8ATTN_OK)
+        return st;
+    out->vt_chunks_per_head = (p->seqlen_k + chunk - 1) / chunk;
+    /* < 2^31: batch * h_kv * chunks <= V's bytes / 64 * 2, and pick() caps the problem's tiles */
+    out->vt_chunks = (int32_t)((int64_t)p->batch * p->h_kv * out->vt_chunks_per_head);
+    out->div_vt_chunks = fp8attn_fastdiv_make((uint32_t)out->vt_chunks_per_head);
+    out->div_h_kv = fp8attn_fastdiv_make((uint32_t)p->h_kv);
+    out->vt_chunk_counter = fp8attn_wgmma_vt_chunk_counter(p, vt);
+    out->vt_ready = fp8attn_wgmma_vt_ready(p, vt);
+    return FP8ATTN_OK;
 }
 
 fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,
@@ -197,5 +218,9 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
     out->sec_units = 1;
     out->div_sec_units = out->div_sec_heads = out->div_last_heads = fp8attn_fastdiv_make(1);
     out->tile_counter = NULL;
+    out->vt_chunk_counter = out->vt_ready = NULL; /* fp8attn_wgmma_make_vt_maps sets these */
+    out->vt_chunks = out->vt_chunks_per_head = 0;
+    out->div_vt_chunks = out->div_h_kv = fp8attn_fastdiv_make(1);
+    memset(&out->tm_vt_store, 0, sizeof out->tm_vt_store);
     return FP8ATTN_OK;
 }

@@ -1,21 +1,25 @@
-/* V -> V^T once per call, into the caller's workspace (fp8attn_forward_ws), for the wgmma
- * kernels' "_vt" instances: their producer then loads V^T tiles with TMA instead of transposing
- * every V tile in shared memory once per query tile (at 16k keys the transpose's shared-memory
- * traffic cost about 12-15 % of the kernel's time, docs/PERF.md w8).
+/* The workspace of the wgmma family's "_vt" kernels (fp8attn_forward_ws), and two kernels that
+ * prepare it.
  *
- * Workspace layout: [batch][h_kv][D][SKP] bytes, SKP = seqlen_k rounded up to 32, keys past
- * seqlen_k zero; then, 16-byte aligned, the dynamic walk's unit counter (scheduler.cuh), which
- * block 0 of the pass zeroes for the kernel that follows it. Inside each group of 32 keys the
- * bytes are in the permuted order the consumers' P registers expect (transpose_v.cuh): byte
- * 16h + 4t + e of group g holds key 32g + 16h + 8(e / 2) + 2t + e % 2. A V^T tile of BN keys is then BN / SW_N TMA boxes of SW_N
+ * Layout: V^T, [batch][h_kv][D][SKP] bytes, SKP = seqlen_k rounded up to 32, keys past seqlen_k
+ * zero; then, 16-byte aligned, the counters: the dynamic walk's unit counter (scheduler.cuh), the
+ * background transpose's chunk counter, 8 bytes of padding, and one ready count per (batch, kv
+ * head) pair (vt_background.cuh). Inside each group of 32 keys the V^T bytes are in the permuted
+ * order the consumers' P registers expect (transpose_v.cuh): byte 16h + 4t + e of group g holds
+ * key 32g + 16h + 8(e / 2) + 2t + e % 2. A V^T tile of BN keys is then BN / SW_N TMA boxes of SW_N
  * key bytes x D rows, loaded like the K tiles.
  *
- * One block per (64 keys, kv head, batch): 16-byte loads of the V rows (all of a thread's loads
- * issued before its first store) into a shared [D][64] byte tile, then 16-byte stores of the
- * permuted V^T rows. A warp's byte stores go to rows 16c + j for its lanes' chunks c: rows 16
- * apart, which a plain [D][64 + 4] layout puts in two banks (8-way conflicts at hd256). Each row
- * is therefore rotated by 4 (d / 16) bytes (tile_col), which gives the chunks of a warp distinct
- * banks (docs/PERF.md w43); rows stay padded to 68 bytes for the reads. */
+ * fp8attn_wgmma_vt_clear zeroes the counters before a _vt kernel that writes V^T itself
+ * (C::FUSED_VT, the default since session 21: docs/PERF.md w55).
+ *
+ * fp8attn_wgmma_vt_prepass (the V^T pass) writes V^T before a _vt kernel that does not
+ * (-DWGMMA_FUSED_VT=0 builds), and zeroes the unit counter. One block per (64 keys, kv head,
+ * batch): 16-byte loads of the V rows (all of a thread's loads issued before its first store)
+ * into a shared [D][64] byte tile, then 16-byte stores of the permuted V^T rows. A warp's byte
+ * stores go to rows 16c + j for its lanes' chunks c: rows 16 apart, which a plain [D][64 + 4]
+ * layout puts in two banks (8-way conflicts at hd256). Each row is therefore rotated by 4 (d / 16)
+ * bytes (tile_col), which gives the chunks of a warp distinct banks (docs/PERF.md w43); rows stay
+ * padded to 68 bytes for the reads. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -109,14 +113,61 @@ static size_t counter_offset(const fp8attn_params_t *p)
     return (fp8attn_wgmma_vt_bytes(p) + 15) / 16 * 16;
 }
 
+/* The counters after it: unit counter, chunk counter, padding, then the ready counts. */
+static size_t counters_bytes(const fp8attn_params_t *p)
+{
+    return 16 + ((size_t)p->batch * (size_t)p->h_kv * 4 + 15) / 16 * 16;
+}
+
 size_t fp8attn_wgmma_ws_bytes(const fp8attn_params_t *p)
 {
-    return counter_offset(p) + 16;
+    return counter_offset(p) + counters_bytes(p);
 }
 
 int32_t *fp8attn_wgmma_tile_counter(const fp8attn_params_t *p, void *ws)
 {
     return (int32_t *)((uint8_t *)ws + counter_offset(p));
+}
+
+int32_t *fp8attn_wgmma_vt_chunk_counter(const fp8attn_params_t *p, void *ws)
+{
+    return fp8attn_wgmma_tile_counter(p, ws) + 1;
+}
+
+int32_t *fp8attn_wgmma_vt_ready(const fp8attn_params_t *p, void *ws)
+{
+    return fp8attn_wgmma_tile_counter(p, ws) + 4;
+}
+
+/* Zeroes the workspace's counters (n words) for the FUSED_VT kernel that follows it, which is
+ * launched as its programmatic dependent: that kernel's blocks start and set up their barriers
+ * while this one runs, and wait for it (griddepcontrol.wait) before they touch the counters. One
+ * block. */
+extern "C" __global__ void __launch_bounds__(128) fp8attn_wgmma_vt_clear(int32_t *counters, int n)
+{
+    griddep_launch_dependents();
+    for (int i = threadIdx.x; i < n; i += blockDim.x) counters[i] = 0;
+}
+
+extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_vt_clear(void)
+{
+    static const fp8attn_kernel_entry_t e = {"wgmma", "fp8attn_wgmma_vt_clear", 0, 128, 0,
+                                             (const void *)fp8attn_wgmma_vt_clear};
+    return &e;
+}
+
+fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p, void *ws,
+                                                 fp8attn_stream_t stream)
+{
+    int32_t *counters = fp8attn_wgmma_tile_counter(p, ws);
+    int n = (int)(counters_bytes(p) / 4); /* < 2^31: batch * h_kv < 2^31 */
+    void *args[] = {(void *)&counters, (void *)&n};
+    const cudaError_t e = cudaLaunchKernel((const void *)fp8attn_wgmma_vt_clear, dim3(1), dim3(128),
+                                           args, 0, (cudaStream_t)stream);
+    if (e != cudaSuccess)
+        return fp8attn_fail(FP8ATTN_ERR_CUDA, "wgmma: launching fp8attn_wgmma_vt_clear: %s",
+                            cudaGetErrorString(e));
+    return FP8ATTN_OK;
 }
 
 fp8attn_status_t fp8attn_wgmma_vt_prepass_launch(const fp8attn_params_t *p, void *workspace,

@@ -76,15 +76,25 @@ int fp8attn_wgmma_causal_walk(int n_q_tiles, int bm, int bn, int q_off, int seql
                               int seqlen_k, int64_t heads, int grid, int *pairs_per_head);
 
 /* The V^T of p in the workspace (vt_prepass.cu): SKP = seqlen_k rounded up to 32, the bytes it
- * takes, its tensor map (box: sw_n key bytes x head_dim rows) and the launch that writes it. */
+ * takes, and the launch of the pass that writes it. */
 int64_t fp8attn_wgmma_vt_skp(const fp8attn_params_t *p);
 size_t fp8attn_wgmma_vt_bytes(const fp8attn_params_t *p);
-/* The whole workspace of a _vt kernel: V^T, then (16-byte aligned) the dynamic walk's unit
- * counter, which the pass zeroes; the counter's address in workspace ws. */
+/* The whole workspace of a _vt kernel: V^T, then (16-byte aligned) the counters: the dynamic
+ * walk's unit counter (zeroed by the pass, or with the others before a FUSED_VT kernel), the
+ * FUSED_VT kernels' chunk counter, 8 bytes of padding, and one ready count per (batch, kv head)
+ * pair (vt_background.cuh); the unit counter's address in workspace ws. */
 size_t fp8attn_wgmma_ws_bytes(const fp8attn_params_t *p);
 int32_t *fp8attn_wgmma_tile_counter(const fp8attn_params_t *p, void *ws);
-fp8attn_status_t fp8attn_wgmma_make_vt_map(const fp8attn_params_t *p, const void *vt, int sw_n,
-                                           struct wgmma_params *out);
+int32_t *fp8attn_wgmma_vt_chunk_counter(const fp8attn_params_t *p, void *ws);
+int32_t *fp8attn_wgmma_vt_ready(const fp8attn_params_t *p, void *ws);
+/* The V^T tensor maps of a _vt kernel whose V^T tiles are sw_n key bytes wide: tm_vt; with
+ * chunk > 0 (a FUSED_VT kernel writing V^T in chunks of `chunk` keys) also tm_vt_store, tm_v with
+ * a box of `chunk` rows, and the chunk counts and counters; else those are zero. */
+fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt, int sw_n,
+                                            int chunk, struct wgmma_params *out);
+/* Zeroes the counters of workspace ws (all of them, one cudaMemsetAsync on `stream`). */
+fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p, void *ws,
+                                                 fp8attn_stream_t stream);
 fp8attn_status_t fp8attn_wgmma_vt_prepass_launch(const fp8attn_params_t *p, void *workspace,
                                                  fp8attn_stream_t stream);
 

@@ -99,13 +99,15 @@ static const wgmma_instance_t k_instances[] = {
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
 
 extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_vt_prepass(void);
+extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_vt_clear(void);
 
-/* The family's kernels: each instance's two, then the V^T pass. */
+/* The family's kernels: each instance's two, then the V^T pass and the counters' clear. */
 extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_kernel(int index)
 {
     if (index >= 0 && index < 2 * N_INSTANCES)
         return index % 2 ? k_instances[index / 2].entry_vt() : k_instances[index / 2].entry();
-    return index == 2 * N_INSTANCES ? fp8attn_wgmma_entry_vt_prepass() : NULL;
+    if (index == 2 * N_INSTANCES) return fp8attn_wgmma_entry_vt_prepass();
+    return index == 2 * N_INSTANCES + 1 ? fp8attn_wgmma_entry_vt_clear() : NULL;
 }
 
 static bool in_range(sk_range_t r, int seqlen_k)
