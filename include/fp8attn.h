@@ -188,8 +188,8 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
  * (a count per kv head), when
  * a V tile would otherwise be transposed in shared memory often enough, i.e. when
  * ceil(seqlen_q / rows per block) * (h_q / h_kv) reaches, on a problem of more than one wave of
- * blocks, 10 (head_dim 64), 14 (128) or 12 (256) without the causal mask and 24 (256) with it,
- * and 32 otherwise; 0 otherwise. */
+ * blocks, 10 (head_dim 64), 8 (128) or 12 (256) without the causal mask and 16 (256) or 24
+ * (128) with it, and 32 otherwise; 0 otherwise. */
 fp8attn_status_t fp8attn_forward_workspace_size(const fp8attn_params_t *p, const char *variant,
                                                 size_t *bytes);
 /* fp8attn_forward_variant with a workspace of workspace_size bytes: at least the size above

@@ -110,8 +110,8 @@ int main(void)
         }
     }
     /* with a workspace: V^T written once when a V tile would be transposed often enough
-     * (wgmma_variant.cu, use_vt_pass; problems of more than one wave: hd64 10, hd128 14, hd256
-     * 12, causal hd256 24, other causal 32; one wave 32): 32 times at (4,8,4096,256), 16 at
+     * (wgmma_variant.cu, use_vt_pass; problems of more than one wave: hd64 10, hd128 8, hd256
+     * 12, causal hd256 16, hd128 24, hd64 32; one wave 32): 32 times at (4,8,4096,256), 16 at
      * (8,8,2048,256), 4 at (32,8,512,256); any sm_90 part has fewer SMs than their blocks */
     if (hopper) {
         p = problem(4, 8, 4096, 256);
@@ -120,18 +120,18 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
         p = problem(8, 8, 2048, 256); /* 16 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
-        p.causal = 1; /* causal hd256: 24 needed */
+        p.causal = 1; /* causal hd256: 16, its line since w55 */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
+        p = problem(8, 8, 1920, 256); /* causal, 15 repeats */
+        p.causal = 1;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
         p = problem(4, 8, 1536, 256); /* 12 repeats: hd256's line since w44 */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
         p = problem(4, 8, 1408, 256); /* 11 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
-        p = problem(4, 8, 3072, 256); /* causal, 24 repeats: the pass */
+        p = problem(4, 8, 3072, 256); /* causal, 24 repeats */
         p.causal = 1;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
-        p = problem(4, 8, 2944, 256); /* causal, 23 repeats */
-        p.causal = 1;
-        expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
         p = problem(32, 8, 512, 256);
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
         p = problem(1, 16, 16384, 128);
@@ -141,15 +141,18 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
         p.causal = 1;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
-        p = problem(8, 16, 1664, 128); /* 13 repeats */
+        p = problem(16, 16, 896, 128); /* 7 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
-        p = problem(8, 16, 1792, 128); /* 14 repeats: hd128's line since w44 */
+        p = problem(16, 16, 1024, 128); /* 8 repeats: hd128's line since w55 */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
         p = problem(8, 16, 2048, 128); /* 16 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
-        p.causal = 1; /* causal hd128: 32 needed */
+        p.causal = 1; /* causal hd128: 24 needed */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
-        p = problem(4, 16, 3072, 128); /* causal, 24 repeats */
+        p = problem(4, 16, 3072, 128); /* causal, 24 repeats: hd128's causal line since w55 */
+        p.causal = 1;
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
+        p = problem(4, 16, 2944, 128); /* causal, 23 repeats */
         p.causal = 1;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
         p = problem(8, 32, 1920, 64); /* hd64: 10 repeats, its line */

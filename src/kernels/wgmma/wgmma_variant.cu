@@ -212,10 +212,12 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
     return pick(p, dev, &st) ? FP8ATTN_OK : st;
 }
 
-/* Whether V^T is written to the workspace first (vt_prepass.cu) or each block transposes its
- * V tiles in shared memory. The in-kernel transpose of a V tile is repeated by every block that
- * reads it: query tiles x query heads per kv head times. The pass costs a read and a write of V
- * once, which a causal problem (half the work per V tile) feels twice as much. Measured on the
+/* Whether the _vt kernel runs, with V^T in the workspace (written by the V^T pass before w55,
+ * by the kernel's own background warps since: vt_background.cuh), or the kernel whose blocks
+ * transpose their V tiles in shared memory. The in-kernel transpose of a V tile is repeated by
+ * every block that reads it: query tiles x query heads per kv head times. V^T in the workspace
+ * costs a read and a write of V once (and, since w55, a wait for the first kv heads' V^T), which
+ * a causal problem (half the work per V tile) feels twice as much. Measured on the
  * H100 (bench with builds that always / never took the pass, time with / time without;
  * docs/PERF.md w8 and w16, the second with hd256's _vt kernel overlapped):
  *   non-causal: 128 repeats 0.87-0.89 (hd128, hd256), 86 (hd64) 0.93; 16 repeats 0.93 (hd256),
@@ -233,26 +235,37 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
  *               (8,16,2048) 1.012, 14 (8,16,1792) 1.011, 12 (4,16,1536) 0.962
  *   causal:     hd256 24 (4,8,3072) 1.037, 16 (8,8,2048) 0.995; hd128 24 (4,16,3072) 0.987,
  *               16 (8,16,2048) 0.948
- * Rule, on problems of more than one wave: without the mask the pass from 12 repeats (hd64 10,
- * hd128 14), with it from 24 at hd256 and 32 otherwise; one-wave problems from 32 (and only
- * where the pass's grid's y = h_kv, z = batch fit in 65535). Not measured: 5-9 repeats; hd256
- * at 10-11; hd128 at 13; causal hd256 17-23, hd128 25-31; small problems that reach the line
- * through a large GQA ratio. The macros may be set by A/B builds (WGMMA_VT_MIN_REPEATS_HD256
- * was WGMMA_VT_MIN_REPEATS before w44). */
+ * After w55 (the _vt kernels write V^T themselves, no pass; docs/PERF.md w55, call 9 of
+ * session 21; time with the workspace / time without, eager and in CUDA graphs):
+ *   non-causal: hd128 8 (16,16,1024) 0.984 / 0.979, 12 (4,16,1536) 0.995 / 0.982; hd256 4
+ *               (32,8,512) 1.012 / 0.988
+ *   causal:     hd256 16 (8,8,2048) 0.971 / 0.961, 24 (4,8,3072) 0.950 / 0.920; hd128 24
+ *               (4,16,3072) 0.977 / 0.957, 16 (8,16,2048) 1.031 / 0.995; hd64 11 (8,32,2048)
+ *               1.028 / 1.022; one wave: (2,8,1024,256) 1.084 / 1.107
+ * Rule, on problems of more than one wave: without the mask the workspace from 12 repeats (hd64
+ * 10, hd128 8), with it from 16 at hd256, 24 at hd128 and 32 at hd64; one-wave problems from 32
+ * (and only where h_kv and batch fit in 65535, the pass's grid, which a WGMMA_FUSED_VT=0 build
+ * still launches). Not measured: 5-7 repeats; hd256 at 10-11; hd128 at 9-11 and 13; causal
+ * hd256 17-23, hd128 17-23 and 25-31; small problems that reach the line through a large GQA
+ * ratio. The macros may be set by A/B builds (WGMMA_VT_MIN_REPEATS_HD256 was
+ * WGMMA_VT_MIN_REPEATS before w44). */
 #ifndef WGMMA_VT_MIN_REPEATS_HD64
 #define WGMMA_VT_MIN_REPEATS_HD64 10 /* non-causal, more than one wave */
 #endif
 #ifndef WGMMA_VT_MIN_REPEATS_HD128
-#define WGMMA_VT_MIN_REPEATS_HD128 14
+#define WGMMA_VT_MIN_REPEATS_HD128 8
 #endif
 #ifndef WGMMA_VT_MIN_REPEATS_HD256
 #define WGMMA_VT_MIN_REPEATS_HD256 12
 #endif
 #ifndef WGMMA_VT_MIN_REPEATS_CAUSAL_HD256
-#define WGMMA_VT_MIN_REPEATS_CAUSAL_HD256 24 /* causal, more than one wave */
+#define WGMMA_VT_MIN_REPEATS_CAUSAL_HD256 16 /* causal, more than one wave */
+#endif
+#ifndef WGMMA_VT_MIN_REPEATS_CAUSAL_HD128
+#define WGMMA_VT_MIN_REPEATS_CAUSAL_HD128 24
 #endif
 #ifndef WGMMA_VT_MIN_REPEATS_OTHER
-#define WGMMA_VT_MIN_REPEATS_OTHER 32 /* causal at hd64 and hd128, or one wave */
+#define WGMMA_VT_MIN_REPEATS_OTHER 32 /* causal at hd64, or one wave */
 #endif
 static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count)
 {
@@ -266,6 +279,8 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
                                         : WGMMA_VT_MIN_REPEATS_HD256;
         else if (p->head_dim == 256)
             line = WGMMA_VT_MIN_REPEATS_CAUSAL_HD256;
+        else if (p->head_dim == 128)
+            line = WGMMA_VT_MIN_REPEATS_CAUSAL_HD128;
     }
     return repeats >= line;
 }
