@@ -38,8 +38,9 @@
 #define WGMMA_DYNAMIC 1
 #endif
 
-/* WGMMA_FUSED_VT 1 (default): the _vt kernels write V^T into the workspace themselves, in the background (FUSED_VT below, vt_background.cuh), instead of after
- * the V^T pass; 0: the pass precedes every _vt kernel (A/B builds; docs/PERF.md w55). */
+/* WGMMA_FUSED_VT 1 (default): the _vt kernels write V^T into the workspace themselves, in the
+ * background (FUSED_VT below, vt_background.cuh), instead of after the V^T pass; 0: the pass
+ * precedes every _vt kernel (A/B builds; docs/PERF.md w55). */
 #ifndef WGMMA_FUSED_VT
 #define WGMMA_FUSED_VT 1
 #endif

@@ -165,7 +165,8 @@ fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt,
                        p->h_kv, p->batch, sw_d, chunk)) != FP8ATTN_OK)
         return st;
     out->vt_chunks_per_head = (p->seqlen_k + chunk - 1) / chunk;
-    /* < 2^31: batch * h_kv * chunks <= V's bytes / 64 * 2, and pick() caps the problem's tiles */
+    /* < 2^31: batch * h_kv * chunks_per_head <= V's bytes / 32 (head_dim >= 64, chunks of 64
+     * keys, at most 63 of them padding), and 2^36 bytes of V do not fit in a GPU's memory */
     out->vt_chunks = (int32_t)((int64_t)p->batch * p->h_kv * out->vt_chunks_per_head);
     out->div_vt_chunks = fp8attn_fastdiv_make((uint32_t)out->vt_chunks_per_head);
     out->div_h_kv = fp8attn_fastdiv_make((uint32_t)p->h_kv);

@@ -160,7 +160,8 @@ fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p, void
                                                  fp8attn_stream_t stream)
 {
     int32_t *counters = fp8attn_wgmma_tile_counter(p, ws);
-    int n = (int)(counters_bytes(p) / 4); /* < 2^31: batch * h_kv < 2^31 */
+    /* < 2^31: batch * h_kv <= V's bytes / 64, and the caller gave a workspace that holds V^T */
+    int n = (int)(counters_bytes(p) / 4);
     void *args[] = {(void *)&counters, (void *)&n};
     const cudaError_t e = cudaLaunchKernel((const void *)fp8attn_wgmma_vt_clear, dim3(1), dim3(128),
                                            args, 0, (cudaStream_t)stream);
