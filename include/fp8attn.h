@@ -208,7 +208,7 @@ fp8attn_status_t fp8attn_forward_variant(const fp8attn_params_t *p, const char *
 const char *fp8attn_forward_kernel(const fp8attn_params_t *p, const char *variant);
 /* The same for fp8attn_forward_ws: with_workspace != 0 names the kernel that runs when it is
  * given a workspace of fp8attn_forward_workspace_size bytes (e.g. "fp8attn_wgmma_hd128_vt",
- * which fp8attn_wgmma_vt_prepass precedes); 0 is fp8attn_forward_kernel. */
+ * which the one-block fp8attn_wgmma_vt_clear precedes); 0 is fp8attn_forward_kernel. */
 const char *fp8attn_forward_ws_kernel(const fp8attn_params_t *p, const char *variant,
                                       int with_workspace);
 

@@ -445,7 +445,7 @@ def _raw_forward(qkv, descales):
     binding): BSHD FP8 q, k, v of one shape (h_q = h_kv), descales (B, H), BF16 O. Per call it
     runs the package's own C call (_torch_ops._forward_cuda: fp8attn_forward_workspace_size, a
     workspace from the caching allocator when that is > 0, fp8attn_forward_ws), so both run the
-    same kernels (on Hopper at long sequences, the V^T pass and the kernel that reads it) and time
+    same kernels (on Hopper at long sequences, the counters' clear and the _vt kernel) and time
     alike."""
     import ctypes
 

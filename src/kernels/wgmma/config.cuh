@@ -57,7 +57,8 @@
  *   LOADER     1: producer warp 0 only issues the TMA loads, warps 1-3 transpose V; 0: all four
  *              warps transpose and thread 0 issues the loads between tiles
  *   VT_GLOBAL  the configuration of a "_vt" kernel: V^T comes from the workspace by TMA (no V
- *              ring in shared memory, no transposer; LOADER is ignored)
+ *              ring in shared memory, no per-tile transposer; LOADER is ignored); with FUSED_VT
+ *              (below) producer warps 2 and 3 write that V^T in the background
  *   EPI_TMA    O goes out through shared memory (written with stmatrix) and a TMA store
  *              (epilogue.cuh write_output_staged; docs/PERF.md w39-w42), if the O tile
  *              fits beside the rest; else (and by default) 16-byte stores from registers
@@ -201,8 +202,8 @@ struct wgmma_params {
     /* walk DYNAMIC (the _vt kernels; last, so the other kernels' parameter offsets stay put):
      * the h_q * batch heads run in L2 sections of sec_heads (the last may have fewer), a full
      * section's units sec_units = sec_heads * n_q_tiles; their divisors (1 on the other walks);
-     * the counter of units taken after the first grid's, in the workspace (the V^T pass zeroes
-     * it) */
+     * the counter of units taken after the first grid's, in the workspace (zeroed by the
+     * counters' clear, or in WGMMA_FUSED_VT=0 builds by the V^T pass) */
     int32_t sec_heads, sec_units;
     fp8attn_fastdiv_t div_sec_units, div_sec_heads, div_last_heads;
     int32_t *tile_counter;

@@ -75,8 +75,9 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
 }
 
 /* Host side of one instance: work units, grid, shared memory, launch. With a workspace (vt !=
- * NULL, at least fp8attn_wgmma_ws_bytes(p) bytes, checked by the caller) V^T is written there
- * first and the "_vt" kernel k runs; otherwise the kernel that transposes in shared memory.
+ * NULL, at least fp8attn_wgmma_ws_bytes(p) bytes, checked by the caller) the "_vt" kernel k runs
+ * and reads V^T there: its background warps write it (FUSED_VT, after the counters' clear), or
+ * the V^T pass first; otherwise the kernel that transposes in shared memory.
  * Causal problems of at least two waves take their tiles from a counter on the _vt kernels but
  * hd256's (the dynamic walk), else pair their query tiles or walk them in snake order
  * (scheduler.cuh, sched_plan.cu); the grid is one block per SM, or one per unit where there are
@@ -89,11 +90,11 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, C::SW_D, C::O_SMEM, &wp);
     if (st != FP8ATTN_OK) return st;
     if (vt && C::FUSED_VT) { /* the kernel writes V^T itself (vt_background.cuh) */
-        if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, C::VT_CHUNK, &wp)) != FP8ATTN_OK ||
+        if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, C::SW_D, C::VT_CHUNK, &wp)) != FP8ATTN_OK ||
             (st = fp8attn_wgmma_vt_counters_clear(p, vt, stream)) != FP8ATTN_OK)
             return st;
     } else if (vt) {
-        if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, 0, &wp)) != FP8ATTN_OK ||
+        if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, C::SW_D, 0, &wp)) != FP8ATTN_OK ||
             (st = fp8attn_wgmma_vt_prepass_launch(p, vt, stream)) != FP8ATTN_OK)
             return st;
     } else {

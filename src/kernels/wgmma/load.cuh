@@ -1,7 +1,9 @@
 /* Producer warpgroup: the TMA loads (one thread), their mbarrier ring, and the loop that hands
  * each tile's V to the transpose (transpose_v.cuh). With C::LOADER_WARP the loads run in warp 0
  * on their own and warps 1-3 transpose; otherwise all four warps transpose and thread 0 issues
- * the loads between tiles (hd256: 64 transpose units per tile).
+ * the loads between tiles (hd256: 64 transpose units per tile). In a _vt kernel warp 0 loads
+ * V^T tiles from the workspace instead, warp 1 takes the dynamic walk's units (scheduler.cuh),
+ * and with C::FUSED_VT warps 2 and 3 write that V^T (vt_background.cuh).
  * The block walks its query tiles in the scheduler's order (scheduler.cuh); the ring runs on
  * across them, indexed by g, the key tiles loaded so far in this block:
  *   Q        per query tile, [BM][D], into stage qi % Q_STAGES (qi: query tiles with keys so
@@ -220,7 +222,9 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
 /* The producer warpgroup's loop over the block's query tiles (g: key tiles so far, qi: query
  * tiles with keys so far; a tile with none loads nothing).
  * PRE_VT: thread 0 loads all: K_0 and Q (Q first with two Q stages), then K_{j+1} before V^T_j
- * (K_j once S = Q.K^T of the stage's last tile is done, V^T_j once its P.V is).
+ * (K_j once S = Q.K^T of the stage's last tile is done, V^T_j once its P.V is; with C::FUSED_VT
+ * V^T_0 once the kv head's V^T is written: wait_vt_ready). With C::FUSED_VT warps 2 and 3
+ * write V^T (transpose_to_workspace) and return when no chunk is left.
  * C::LOADER_WARP: warp 0's thread 0 issues K_0 and V_0 and Q (in the same order), then every key
  * tile as soon as its stage is free (k_empty: the consumers are done with the K it held;
  * v_empty: the transposers with its V); warps 1-3 transpose.

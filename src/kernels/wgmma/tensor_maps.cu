@@ -152,21 +152,22 @@ static fp8attn_status_t make_vt_map(encode_tiled_fn encode, const fp8attn_params
 }
 
 fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt, int sw_n,
-                                            int chunk, struct wgmma_params *out)
+                                            int sw_d, int chunk, struct wgmma_params *out)
 {
     encode_tiled_fn encode;
     fp8attn_status_t st = encoder(&encode);
     if (st != FP8ATTN_OK) return st;
     if ((st = make_vt_map(encode, p, vt, sw_n, &out->tm_vt)) != FP8ATTN_OK) return st;
     if (chunk <= 0) return FP8ATTN_OK; /* make_params left the chunk fields zero */
-    const int sw_d = p->head_dim >= 128 ? 128 : 64; /* config.cuh SW_D */
-    if ((st = make_vt_map(encode, p, vt, 64, &out->tm_vt_store)) != FP8ATTN_OK ||
+    if ((st = make_vt_map(encode, p, vt, chunk, &out->tm_vt_store)) != FP8ATTN_OK ||
         (st = make_map(encode, &out->tm_v, "v", p->v, &p->v_stride, p->head_dim, p->seqlen_k,
                        p->h_kv, p->batch, sw_d, chunk)) != FP8ATTN_OK)
         return st;
     out->vt_chunks_per_head = (p->seqlen_k + chunk - 1) / chunk;
-    /* < 2^31: batch * h_kv * chunks_per_head <= V's bytes / 32 (head_dim >= 64, chunks of 64
-     * keys, at most 63 of them padding), and 2^36 bytes of V do not fit in a GPU's memory */
+    /* < 2^31 - 2 grid (the counter's last value: every background warp takes once past the
+     * end): batch * h_kv * chunks_per_head <= the workspace's V^T bytes / 2048 (SKP >= 32
+     * chunks_per_head keys per pair, head_dim >= 64), and a workspace of 2^42 bytes is beyond
+     * any GPU */
     out->vt_chunks = (int32_t)((int64_t)p->batch * p->h_kv * out->vt_chunks_per_head);
     out->div_vt_chunks = fp8attn_fastdiv_make((uint32_t)out->vt_chunks_per_head);
     out->div_h_kv = fp8attn_fastdiv_make((uint32_t)p->h_kv);

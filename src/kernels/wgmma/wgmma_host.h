@@ -10,11 +10,12 @@
 
 struct wgmma_params;
 
-/* WGMMA_PDL 1 (default): a _vt kernel is launched as a programmatic dependent of the V^T pass
- * (cudaLaunchAttributeProgrammaticStreamSerialization): its blocks start, set up their barriers
- * and wait (griddepcontrol.wait) while the pass's last blocks run, which the pass allows from
- * each block's start (griddepcontrol.launch_dependents). 0: a plain launch (A/B builds;
- * docs/PERF.md w53). */
+/* WGMMA_PDL 1 (default): a _vt kernel is launched as a programmatic dependent of the kernel
+ * before it, the counters' clear (fp8attn_wgmma_vt_clear) or in WGMMA_FUSED_VT=0 builds the V^T
+ * pass (cudaLaunchAttributeProgrammaticStreamSerialization): its blocks start, set up their
+ * barriers and wait (griddepcontrol.wait) while that kernel runs, which it allows from each
+ * block's start (griddepcontrol.launch_dependents). 0: a plain launch (A/B builds;
+ * docs/PERF.md w53, w55). */
 #ifndef WGMMA_PDL
 #define WGMMA_PDL 1
 #endif
@@ -88,11 +89,13 @@ int32_t *fp8attn_wgmma_tile_counter(const fp8attn_params_t *p, void *ws);
 int32_t *fp8attn_wgmma_vt_chunk_counter(const fp8attn_params_t *p, void *ws);
 int32_t *fp8attn_wgmma_vt_ready(const fp8attn_params_t *p, void *ws);
 /* The V^T tensor maps of a _vt kernel whose V^T tiles are sw_n key bytes wide: tm_vt; with
- * chunk > 0 (a FUSED_VT kernel writing V^T in chunks of `chunk` keys) also tm_vt_store, tm_v with
- * a box of `chunk` rows, and the chunk counts and counters; else those are zero. */
+ * chunk > 0 (a FUSED_VT kernel writing V^T in chunks of `chunk` keys: 64, the store box's row,
+ * with the 64-byte swizzle) also tm_vt_store, tm_v with boxes of sw_d bytes x `chunk` rows, and the chunk
+ * counts and counters; else those are zero. */
 fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt, int sw_n,
-                                            int chunk, struct wgmma_params *out);
-/* Zeroes the counters of workspace ws (all of them, one cudaMemsetAsync on `stream`). */
+                                            int sw_d, int chunk, struct wgmma_params *out);
+/* Zeroes the counters of workspace ws (all of them: the one-block fp8attn_wgmma_vt_clear on
+ * `stream`, whose programmatic dependent the _vt kernel is). */
 fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p, void *ws,
                                                  fp8attn_stream_t stream);
 fp8attn_status_t fp8attn_wgmma_vt_prepass_launch(const fp8attn_params_t *p, void *workspace,
