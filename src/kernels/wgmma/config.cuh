@@ -123,8 +123,8 @@ struct wg_config {
      * V^T: [D][VT_CHUNK keys]) and one TMA barrier, after the unit slot. hd256's _vt kernel has
      * no room for them beside its O staging (224 KB); there (BG_IN_O) they lie in the O staging
      * area, and the epilogue stores O from registers until they are done (bg_done). */
-    static constexpr bool FUSED_VT =
-        WGMMA_FUSED_VT && VT_GLOBAL && (D != 256 || EPI_TMA_ || WGMMA_EPI_TMA);
+    static constexpr bool EPI_TMA = EPI_TMA_ || WGMMA_EPI_TMA; /* asked for; O_SMEM: granted */
+    static constexpr bool FUSED_VT = WGMMA_FUSED_VT && VT_GLOBAL && (D != 256 || EPI_TMA);
     static constexpr int VT_CHUNK = 64;
     static constexpr int BG_WARPS = FUSED_VT ? 2 : 0;
     static constexpr bool BG_IN_O = FUSED_VT && D == 256;
@@ -138,7 +138,7 @@ struct wg_config {
      * (mainloop.cuh). 1: the next Q is loaded once the current one is done. */
     static constexpr int Q_STAGES =
         WGMMA_CROSS && CROSS_ && 2 * Q_BYTES + RINGS_BYTES +
-                                       ((EPI_TMA_ || WGMMA_EPI_TMA) ? O_BYTES : 0) + BG_BYTES +
+                                       (EPI_TMA ? O_BYTES : 0) + BG_BYTES +
                                        8 * n_bars(2) + SCHED_BYTES + BG_BAR_BYTES + 1024 <=
                                    SMEM_MAX ? 2 : 1;
 
@@ -151,7 +151,7 @@ struct wg_config {
     static constexpr int N_BARS = n_bars(Q_STAGES);
     /* O staged for the TMA store: [BM / 16 warps][D / 64 column blocks][16 rows][128 bytes],
      * 128-byte swizzle, if it fits beside everything else */
-    static constexpr bool O_SMEM = (EPI_TMA_ || WGMMA_EPI_TMA) &&
+    static constexpr bool O_SMEM = EPI_TMA &&
                                    OFF_O + O_BYTES + BG_BYTES + 8 * N_BARS + SCHED_BYTES +
                                            BG_BAR_BYTES + 1024 <= SMEM_MAX;
     static constexpr int OFF_BG = BG_IN_O ? OFF_O : OFF_O + (O_SMEM ? O_BYTES : 0); /* FUSED_VT */

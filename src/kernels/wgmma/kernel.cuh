@@ -42,8 +42,7 @@ template <class C, bool OVERLAP, bool PINGPONG, bool PRE_VT>
 __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
 {
     static_assert(PRE_VT == C::VT_GLOBAL, "a _vt kernel takes a VT_GLOBAL configuration");
-    extern __shared__ __align__(1024) uint8_t smem[];
-    const uint32_t base = (smem_addr(smem) + 1023u) & ~1023u;
+    const uint32_t base = wg_smem_base();
     const wg_smem<C> sm = {base + C::OFF_Q,  base + C::OFF_K,   base + C::OFF_V,
                            base + C::OFF_VT, base + C::OFF_O,   base + C::OFF_BAR,
                            base + C::OFF_SCHED, base + C::OFF_BG, base + C::OFF_BG_BAR};
@@ -87,15 +86,15 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
                                      void *vt, int sm_count, fp8attn_stream_t stream)
 {
     wgmma_params wp;
-    fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, C::SW_D, C::O_SMEM, &wp);
+    /* FUSED_VT: the kernel's background reads V in chunks (vt_background.cuh) */
+    const int chunk = C::FUSED_VT ? C::VT_CHUNK : 0;
+    fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, chunk ? chunk : C::BN, C::SW_D,
+                                                    C::O_SMEM, &wp);
     if (st != FP8ATTN_OK) return st;
-    if (vt && C::FUSED_VT) { /* the kernel writes V^T itself (vt_background.cuh) */
-        if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, C::SW_D, C::VT_CHUNK, &wp)) != FP8ATTN_OK ||
-            (st = fp8attn_wgmma_vt_counters_clear(p, vt, stream)) != FP8ATTN_OK)
-            return st;
-    } else if (vt) {
-        if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, C::SW_D, 0, &wp)) != FP8ATTN_OK ||
-            (st = fp8attn_wgmma_vt_prepass_launch(p, vt, stream)) != FP8ATTN_OK)
+    if (vt) { /* the counters cleared for the kernel that writes V^T itself, or the pass */
+        if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, chunk, &wp)) != FP8ATTN_OK ||
+            (st = chunk ? fp8attn_wgmma_vt_counters_clear(p, vt, stream)
+                        : fp8attn_wgmma_vt_prepass_launch(p, vt, stream)) != FP8ATTN_OK)
             return st;
     } else {
         memset(&wp.tm_vt, 0, sizeof wp.tm_vt);

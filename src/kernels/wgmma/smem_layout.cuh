@@ -15,6 +15,16 @@
 
 #include <stdint.h>
 
+#include "../ptx.cuh" /* smem_addr */
+
+/* The block's shared-memory base, 1024-byte aligned (the dynamic allocation has C::SMEM_BYTES
+ * with 1024 of slack): every C::OFF_* is relative to it. */
+__device__ __forceinline__ uint32_t wg_smem_base()
+{
+    extern __shared__ __align__(1024) uint8_t smem[];
+    return (smem_addr(smem) + 1023u) & ~1023u;
+}
+
 /* Swizzle phase of a row of a K-major tile of swizzle width SW: the value its 16-byte chunk
  * index is XORed with (row % 8, (row / 2) % 4 or (row / 4) % 2, as above). */
 template <int SW>

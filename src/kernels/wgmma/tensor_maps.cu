@@ -152,17 +152,14 @@ static fp8attn_status_t make_vt_map(encode_tiled_fn encode, const fp8attn_params
 }
 
 fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt, int sw_n,
-                                            int sw_d, int chunk, struct wgmma_params *out)
+                                            int chunk, struct wgmma_params *out)
 {
     encode_tiled_fn encode;
     fp8attn_status_t st = encoder(&encode);
     if (st != FP8ATTN_OK) return st;
     if ((st = make_vt_map(encode, p, vt, sw_n, &out->tm_vt)) != FP8ATTN_OK) return st;
     if (chunk <= 0) return FP8ATTN_OK; /* make_params left the chunk fields zero */
-    if ((st = make_vt_map(encode, p, vt, chunk, &out->tm_vt_store)) != FP8ATTN_OK ||
-        (st = make_map(encode, &out->tm_v, "v", p->v, &p->v_stride, p->head_dim, p->seqlen_k,
-                       p->h_kv, p->batch, sw_d, chunk)) != FP8ATTN_OK)
-        return st;
+    if ((st = make_vt_map(encode, p, vt, chunk, &out->tm_vt_store)) != FP8ATTN_OK) return st;
     out->vt_chunks_per_head = (p->seqlen_k + chunk - 1) / chunk;
     /* < 2^31 - 2 grid (the counter's last value: every background warp takes once past the
      * end): batch * h_kv * chunks_per_head <= the workspace's V^T bytes / 2048 (SKP >= 32
@@ -176,8 +173,8 @@ fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt,
     return FP8ATTN_OK;
 }
 
-fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,
-                                           int o_map, struct wgmma_params *out)
+fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int v_rows,
+                                           int sw_d, int o_map, struct wgmma_params *out)
 {
     encode_tiled_fn encode;
     fp8attn_status_t st = encoder(&encode);
@@ -187,7 +184,7 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
         (st = make_map(encode, &out->tm_k, "k", p->k, &p->k_stride, p->head_dim, p->seqlen_k,
                        p->h_kv, p->batch, sw_d, bn)) != FP8ATTN_OK ||
         (st = make_map(encode, &out->tm_v, "v", p->v, &p->v_stride, p->head_dim, p->seqlen_k,
-                       p->h_kv, p->batch, sw_d, bn)) != FP8ATTN_OK)
+                       p->h_kv, p->batch, sw_d, v_rows)) != FP8ATTN_OK)
         return st;
     out->o_tma = o_map && make_o_map(encode, &out->tm_o, p);
     if (!out->o_tma) memset(&out->tm_o, 0, sizeof out->tm_o);

@@ -29,6 +29,7 @@
 
 #include "config.cuh"
 #include "ptx_sm90.cuh"
+#include "smem_layout.cuh" /* wg_smem_base */
 #include "transpose_v.cuh"
 
 /* The chunk as a tile for transpose_warp and tma_tile: VT_CHUNK keys x D, one transposer warp. */
@@ -141,9 +142,8 @@ template <class C>
 __device__ __forceinline__ bool bg_done()
 {
     if (!C::BG_IN_O) return true;
-    extern __shared__ __align__(1024) uint8_t smem[];
-    const uint32_t base = (smem_addr(smem) + 1023u) & ~1023u; /* wgmma_fwd's */
-    return __all_sync(0xffffffffu, mbar_test(base + C::OFF_BG_BAR + 8 * C::BG_WARPS, 0) != 0);
+    const uint32_t bar = wg_smem_base() + C::OFF_BG_BAR + 8 * C::BG_WARPS;
+    return __all_sync(0xffffffffu, mbar_test(bar, 0) != 0);
 }
 
 /* The loader, before its first V^T tile of kv head hk of batch b: waits until every chunk of

@@ -25,12 +25,13 @@ struct wgmma_params;
 fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p);
 
 /* Fills *out for a kernel with BM query rows and BN keys per tile whose Q/K/V boxes are sw_d
- * bytes wide: the Q, K, V and O tensor maps (cuTensorMapEncodeTiled through the runtime's driver
+ * bytes wide, V's v_rows rows (BN; a FUSED_VT kernel's background reads V in chunks of
+ * FP8ATTN_WGMMA_VT_CHUNK keys): the Q, K, V and O tensor maps (cuTensorMapEncodeTiled through the runtime's driver
  * entry point, so nothing links libcuda; O's only for a kernel that stores with TMA, o_map != 0,
  * and where TMA can take O's strides: o_tma) and the scalars. No allocation, no
  * synchronisation. */
-fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int sw_d,
-                                           int o_map, struct wgmma_params *out);
+fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int v_rows,
+                                           int sw_d, int o_map, struct wgmma_params *out);
 
 /* How a causal problem's units walk its query tiles (scheduler.cuh): the kernel's wgmma_params
  * walk field. TILES: one tile per unit, head by head (non-causal problems, and causal ones of
@@ -90,10 +91,10 @@ int32_t *fp8attn_wgmma_vt_chunk_counter(const fp8attn_params_t *p, void *ws);
 int32_t *fp8attn_wgmma_vt_ready(const fp8attn_params_t *p, void *ws);
 /* The V^T tensor maps of a _vt kernel whose V^T tiles are sw_n key bytes wide: tm_vt; with
  * chunk > 0 (a FUSED_VT kernel writing V^T in chunks of `chunk` keys: 64, the store box's row,
- * with the 64-byte swizzle) also tm_vt_store, tm_v with boxes of sw_d bytes x `chunk` rows, and the chunk
- * counts and counters; else those are zero. */
+ * with the 64-byte swizzle) also tm_vt_store, and the chunk counts and counters (make_params
+ * gave tm_v its `chunk`-row box); else those are zero. */
 fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt, int sw_n,
-                                            int sw_d, int chunk, struct wgmma_params *out);
+                                            int chunk, struct wgmma_params *out);
 /* Zeroes the counters of workspace ws (all of them: the one-block fp8attn_wgmma_vt_clear on
  * `stream`, whose programmatic dependent the _vt kernel is). */
 fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p, void *ws,

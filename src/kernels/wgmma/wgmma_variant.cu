@@ -271,17 +271,14 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
 {
     if (!in || p->h_kv > 65535 || p->batch > 65535) return false;
     const int64_t repeats = q_tiles_of(in, p) * (p->h_q / p->h_kv);
-    int line = WGMMA_VT_MIN_REPEATS_OTHER;
-    if (grid_of(in, p) > sm_count) { /* more than one wave */
-        if (!p->causal)
-            line = p->head_dim == 64    ? WGMMA_VT_MIN_REPEATS_HD64
-                   : p->head_dim == 128 ? WGMMA_VT_MIN_REPEATS_HD128
-                                        : WGMMA_VT_MIN_REPEATS_HD256;
-        else if (p->head_dim == 256)
-            line = WGMMA_VT_MIN_REPEATS_CAUSAL_HD256;
-        else if (p->head_dim == 128)
-            line = WGMMA_VT_MIN_REPEATS_CAUSAL_HD128;
-    }
+    /* problems of more than one wave, [causal][head_dim 64, 128, 256] */
+    static const int lines[2][3] = {
+        {WGMMA_VT_MIN_REPEATS_HD64, WGMMA_VT_MIN_REPEATS_HD128, WGMMA_VT_MIN_REPEATS_HD256},
+        {WGMMA_VT_MIN_REPEATS_OTHER, WGMMA_VT_MIN_REPEATS_CAUSAL_HD128,
+         WGMMA_VT_MIN_REPEATS_CAUSAL_HD256}};
+    const int d = p->head_dim == 64 ? 0 : p->head_dim == 128 ? 1 : 2;
+    const int line = grid_of(in, p) > sm_count ? lines[p->causal ? 1 : 0][d]
+                                               : WGMMA_VT_MIN_REPEATS_OTHER;
     return repeats >= line;
 }
 
