@@ -38,6 +38,13 @@
 #define WGMMA_DYNAMIC 1
 #endif
 
+/* WGMMA_O_IN_RING 1 (default): a kernel that transposes V and asks for the staging epilogue
+ * (EPI_TMA) without room for it beside its rings stages O over a stage of its rings (O_IN_RING
+ * below); 0: it stores O from registers (A/B builds). */
+#ifndef WGMMA_O_IN_RING
+#define WGMMA_O_IN_RING 1
+#endif
+
 /* WGMMA_FUSED_VT 1 (default): the _vt kernels write V^T into the workspace themselves, in the
  * background (FUSED_VT below, vt_background.cuh), instead of after the V^T pass; 0: the pass
  * precedes every _vt kernel (A/B builds; docs/PERF.md w55). */
@@ -147,20 +154,34 @@ struct wg_config {
     static constexpr int OFF_K = OFF_Q + Q_STAGES * Q_BYTES;
     static constexpr int OFF_V = OFF_K + STAGES * KV_BYTES;                   /* unused if VT_GLOBAL */
     static constexpr int OFF_VT = OFF_V + (VT_GLOBAL ? 0 : STAGES * KV_BYTES);
-    static constexpr int OFF_O = OFF_VT + STAGES * KV_BYTES;
+    static constexpr int OFF_RINGS_END = OFF_VT + STAGES * KV_BYTES;
     static constexpr int N_BARS = n_bars(Q_STAGES);
     /* O staged for the TMA store: [BM / 16 warps][D / 64 column blocks][16 rows][128 bytes],
-     * 128-byte swizzle, if it fits beside everything else */
-    static constexpr bool O_SMEM = EPI_TMA &&
-                                   OFF_O + O_BYTES + BG_BYTES + 8 * N_BARS + SCHED_BYTES +
-                                           BG_BAR_BYTES + 1024 <= SMEM_MAX;
-    static constexpr int OFF_BG = BG_IN_O ? OFF_O : OFF_O + (O_SMEM ? O_BYTES : 0); /* FUSED_VT */
-    static_assert(!BG_IN_O || (O_SMEM && O_BYTES >= BG_WARPS * 2 * VT_CHUNK * D),
+     * 128-byte swizzle. O_FITS: beside everything else. O_IN_RING: else, in a kernel that
+     * transposes V (hd256's: 224 KB of Q and rings), over the ring stage of the tile's last key
+     * tile, consumer 0's rows over its V^T and consumer 1's over its V. The consumers write it
+     * once both have done the tile's last P.V and tell producer thread 0 (o_full of the stage);
+     * thread 0
+     * issues the TMA stores once the next tile's first V^T is under way (that stage is the other
+     * one), waits until they have read the stage, and only then loads the next V into it
+     * (load.cuh produce). So no consumer waits for a store. WGMMA_O_IN_RING 0: such kernels store
+     * O from registers (A/B builds; docs/PERF.md w59). */
+    static constexpr bool O_FITS = EPI_TMA && OFF_RINGS_END + O_BYTES + BG_BYTES + 8 * N_BARS +
+                                                      SCHED_BYTES + BG_BAR_BYTES + 1024 <=
+                                                  SMEM_MAX;
+    static constexpr bool O_IN_RING = WGMMA_O_IN_RING && EPI_TMA && !O_FITS && !VT_GLOBAL &&
+                                      !LOADER_WARP && STAGES == 2 && CONSUMERS == 2 &&
+                                      O_BYTES == 2 * KV_BYTES;
+    static constexpr bool O_SMEM = O_FITS || O_IN_RING;
+    static constexpr int OFF_O = OFF_RINGS_END; /* O_FITS */
+    static constexpr int OFF_BG = BG_IN_O ? OFF_O : OFF_RINGS_END + (O_FITS ? O_BYTES : 0); /* FUSED_VT */
+    static_assert(!BG_IN_O || (O_FITS && O_BYTES >= BG_WARPS * 2 * VT_CHUNK * D),
                   "the chunk buffers fit the O staging area");
-    static constexpr int OFF_BAR = OFF_O + (O_SMEM ? O_BYTES : 0) + BG_BYTES;
+    static constexpr int OFF_BAR = OFF_RINGS_END + (O_FITS ? O_BYTES : 0) + BG_BYTES;
     static constexpr int OFF_SCHED = OFF_BAR + 8 * N_BARS;
     static constexpr int OFF_BG_BAR = OFF_SCHED + SCHED_BYTES;
-    static constexpr int SMEM_USED = OFF_BG_BAR + BG_BAR_BYTES;
+    static constexpr int OFF_O_FULL = OFF_BG_BAR + BG_BAR_BYTES; /* O_IN_RING's, one per stage */
+    static constexpr int SMEM_USED = OFF_O_FULL + (O_IN_RING ? 8 * STAGES : 0);
     static constexpr int SMEM_BYTES = SMEM_USED + 1024; /* slack to align the dynamic base */
     static_assert(SMEM_BYTES <= SMEM_MAX, "shared memory of one block");
 

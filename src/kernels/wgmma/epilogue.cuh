@@ -107,13 +107,14 @@ template <class C, int N>
 __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint32_t o_smem,
                                                     const float (&o)[N], const float (&m)[2],
                                                     const float (&l)[2], int b, int hq, int hk,
-                                                    int row_w, int row_g, int lane, int t)
+                                                    int row_w, int row_g, int lane, int t,
+                                                    bool staging_free)
 {
     static_assert(N % 16 == 0, "whole groups of 4 chunks per row");
     const float vds = load_descale(p.v_descale, b, hk);
     const bool bf16 = p.out_bf16 != 0;
     /* hd256's _vt kernel: the V^T chunk buffers lie in the staging area until bg_done */
-    const bool tma = C::O_SMEM && p.o_tma && bg_done<C>();
+    const bool tma = C::O_SMEM && p.o_tma && staging_free && bg_done<C>();
     float inv[2]; /* v_descale / row sum of each of this lane's two rows */
 #pragma unroll
     for (int r = 0; r < 2; r++) {
@@ -152,21 +153,27 @@ __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint3
                              inv[r], bf16, in, t);
         }
     }
-    if (tma) store_staged_rows<C>(p, o_smem, row_w, hq, b, lane);
+    if (tma && C::O_IN_RING) { /* producer thread 0 stores it (load.cuh store_o) */
+        fence_proxy_async_smem();
+        __syncwarp();
+    } else if (tma) {
+        store_staged_rows<C>(p, o_smem, row_w, hq, b, lane);
+    }
 }
 
 /* The epilogue of one warp: its 16 rows (row_g and row_g + 8 for this lane) of the consumer's
  * O accumulator. o_smem: the warp's staging area (C::O_SMEM), [D / 64][16 rows][128 bytes] with
- * the 128-byte swizzle; row_w = the warp's first row. */
+ * the 128-byte swizzle; row_w = the warp's first row. staging_free false: the staging area may
+ * not be written (C::O_IN_RING, mainloop.cuh), O goes out from registers. */
 template <class C, int N>
 __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_smem,
                                              const float (&o)[N], const float (&m)[2],
                                              const float (&l)[2], int b, int hq, int hk, int row_w,
-                                             int row_g, int lane, int t)
+                                             int row_g, int lane, int t, bool staging_free = true)
 {
     static_assert(N % 16 == 0, "whole groups of 4 chunks per row");
     if (C::O_SMEM) {
-        write_output_staged<C>(p, o_smem, o, m, l, b, hq, hk, row_w, row_g, lane, t);
+        write_output_staged<C>(p, o_smem, o, m, l, b, hq, hk, row_w, row_g, lane, t, staging_free);
         return;
     }
     const float vds = load_descale(p.v_descale, b, hk);

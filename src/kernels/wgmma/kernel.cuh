@@ -45,7 +45,8 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
     const uint32_t base = wg_smem_base();
     const wg_smem<C> sm = {base + C::OFF_Q,  base + C::OFF_K,   base + C::OFF_V,
                            base + C::OFF_VT, base + C::OFF_O,   base + C::OFF_BAR,
-                           base + C::OFF_SCHED, base + C::OFF_BG, base + C::OFF_BG_BAR};
+                           base + C::OFF_SCHED, base + C::OFF_BG, base + C::OFF_BG_BAR,
+                           base + C::OFF_O_FULL};
     const int tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         prefetch_tensormap(&p.tm_q);

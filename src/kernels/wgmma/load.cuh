@@ -31,6 +31,7 @@ struct wg_smem {
     uint32_t q, k, v, vt, o, bar; /* o: the epilogue's staging (C::O_SMEM) */
     uint32_t sched;               /* the dynamic walk's unit slots (scheduler.cuh) */
     uint32_t bg, bg_bar;          /* C::FUSED_VT's chunk buffers and barriers (vt_background.cuh) */
+    uint32_t o_full;              /* C::O_IN_RING: a tile's O is staged over the stage (config.cuh) */
     __device__ __forceinline__ uint32_t k_tile(int s) const { return k + s * C::KV_BYTES; }
     __device__ __forceinline__ uint32_t v_tile(int s) const { return v + s * C::KV_BYTES; }
     __device__ __forceinline__ uint32_t vt_tile(int s) const { return vt + s * C::KV_BYTES; }
@@ -43,6 +44,7 @@ struct wg_smem {
     __device__ __forceinline__ uint32_t vt_full(int s) const { return bar + 8 * (5 + 6 * s); }
     __device__ __forceinline__ uint32_t vt_empty(int s) const { return bar + 8 * (6 + 6 * s); }
     __device__ __forceinline__ uint32_t q_empty(int i) const { return bar + 8 * (1 + 6 * C::STAGES + 2 * i); }
+    __device__ __forceinline__ uint32_t o_full_at(int s) const { return o_full + 8 * s; }
 };
 
 /* Arrival counts: TMA barriers get one arrive (with the byte count) per phase; the consumers
@@ -67,6 +69,7 @@ __device__ __forceinline__ void init_barriers(const wg_smem<C> &sm)
     init_sched_slot<C>(sm.sched);
     for (int w = 0; w < C::BG_WARPS; w++) mbar_init(sm.bg_bar + 8 * w, 1);
     if (C::BG_IN_O) mbar_init(sm.bg_bar + 8 * C::BG_WARPS, 32 * C::BG_WARPS); /* bg_done */
+    for (int s = 0; s < (C::O_IN_RING ? C::STAGES : 0); s++) mbar_init(sm.o_full_at(s), 4 * C::CONSUMERS);
     fence_mbarrier_init();
 }
 
@@ -131,13 +134,53 @@ __device__ __forceinline__ void load_k(const wgmma_params &p, const wg_smem<C> &
 }
 
 template <class C>
+__device__ __forceinline__ void load_v(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
+                                       int j, int g)
+{
+    const int s = ring_stage<C>(g);
+    mbar_arrive_expect_tx(sm.v_full(s), C::KV_BYTES);
+    tma_tile<C, C::BN>(sm.v_tile(s), &p.tm_v, sm.v_full(s), j * C::BN, t.hk, t.b);
+}
+
+template <class C>
 __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
                                         int j, int g)
 {
-    const int s = ring_stage<C>(g);
     load_k<C>(p, sm, t, j, g);
-    mbar_arrive_expect_tx(sm.v_full(s), C::KV_BYTES);
-    tma_tile<C, C::BN>(sm.v_tile(s), &p.tm_v, sm.v_full(s), j * C::BN, t.hk, t.b);
+    load_v<C>(p, sm, t, j, g);
+}
+
+/* C::O_IN_RING's staging area of consumer c's warp w when the tile's last key tile is in stage
+ * s: consumer 0's rows over that stage's V^T, consumer 1's over its V (config.cuh). */
+template <class C>
+__device__ __forceinline__ uint32_t o_ring_area(const wg_smem<C> &sm, int s, int c, int w)
+{
+    return (c == 0 ? sm.vt_tile(s) : sm.v_tile(s)) + (uint32_t)(w * 16 * C::D * 2);
+}
+
+/* C::O_IN_RING, thread 0: once the consumers have staged tile t's O over stage s (o_full_at(s);
+ * bit s of o_phases: the parity of its phase, flipped here), the TMA stores of every warp's rows,
+ * D / 64 boxes of 64 columns x 16 rows each; returns once they have read the stage. A box that
+ * starts before row 0 (the causal partial tile's first warps, scheduler.cuh) is left out: such a
+ * store faults. One barrier per stage: the consumers may stage the next tile's O (over the other
+ * stage) before this runs, but not the one after, whose last V is loaded after it. */
+template <class C>
+__device__ __forceinline__ void store_o(const wgmma_params &p, const wg_smem<C> &sm,
+                                        const wg_tile &t, int s, uint32_t &o_phases)
+{
+    mbar_wait(sm.o_full_at(s), (o_phases >> s) & 1);
+    o_phases ^= 1u << s;
+#pragma unroll 1
+    for (int cw = 0; cw < 4 * C::CONSUMERS; cw++) {
+        const int row_w = t.q0 + 16 * cw;
+        if (row_w < 0) continue;
+        const uint32_t area = o_ring_area<C>(sm, s, cw >> 2, cw & 3);
+#pragma unroll
+        for (int cb = 0; cb < C::D / 64; cb++)
+            tma_store_4d(&p.tm_o, area + cb * 16 * 128, 64 * cb, row_w, t.hq, t.b);
+    }
+    bulk_commit();
+    bulk_wait_read_all();
 }
 
 /* What the producer loads per key tile into the ring: K alone (PRE_VT: V^T is loaded after the
@@ -229,7 +272,10 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
  * tile as soon as its stage is free (k_empty: the consumers are done with the K it held;
  * v_empty: the transposers with its V); warps 1-3 transpose.
  * Otherwise: thread 0 issues Q and the first STAGES key tiles of each query tile; all four warps
- * transpose, and after key tile j thread 0 refills its stage with key tile j + STAGES. */
+ * transpose, and after key tile j thread 0 refills its stage with key tile j + STAGES. With
+ * C::O_IN_RING the last tile's O lies over the stage of its last key tile (config.cuh): thread 0
+ * loads the next tile's first K and V into the other stage and its second K, transposes its
+ * first V with the others, then stores that O (store_o) and loads the second V. */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, int tid)
 {
@@ -277,6 +323,9 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         return;
     }
     int g = 0, qi = 0;
+    wg_tile last = {};      /* O_IN_RING: the last tile with keys ... */
+    bool o_pending = false; /* ... whose O is still to be stored (the same in every thread) */
+    uint32_t o_phases = 0;  /* thread 0: store_o's phase parity per stage */
     for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
          sched_next<C>(p, sm.sched, s)) {
         const wg_tile t = unit_tile<C>(p, s.u, s.k);
@@ -285,19 +334,37 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         if (tid == 0) {
             for (int j = 0; j < n && j < C::STAGES; j++) {
                 wait_stage_free<C, false>(sm, g + j);
-                load_kv<C>(p, sm, t, j, g + j);
+                /* O_IN_RING: key tile 1 is in the stage the last tile's O lies over; its V
+                 * waits for store_o below */
+                if (C::O_IN_RING && o_pending && j == 1) load_k<C>(p, sm, t, j, g + j);
+                else load_kv<C>(p, sm, t, j, g + j);
                 if (j == 0) load_q_next<C>(p, sm, t, qi);
             }
         }
         qi++;
         for (int j = 0; j < n; j++) {
             transpose_stage<C>(sm, g + j, warp, lane);
+            if (C::O_IN_RING && j == 0 && o_pending) {
+                if (tid == 0) {
+                    store_o<C>(p, sm, last, ring_stage<C>(g - 1), o_phases);
+                    if (n > 1) load_v<C>(p, sm, t, 1, g + 1);
+                }
+                o_pending = false;
+            }
             if (tid == 0 && j + C::STAGES < n) {
                 wait_stage_free<C, false>(sm, g + j + C::STAGES);
                 load_kv<C>(p, sm, t, j + C::STAGES, g + j + C::STAGES);
             }
         }
+        if (C::O_IN_RING && p.o_tma) {
+            last = t;
+            o_pending = true;
+        }
         g += n;
+    }
+    if (C::O_IN_RING && o_pending && tid == 0) {
+        store_o<C>(p, sm, last, ring_stage<C>(g - 1), o_phases);
+        bulk_wait_all(); /* complete before the block exits */
     }
 }
 

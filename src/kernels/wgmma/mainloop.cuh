@@ -270,8 +270,18 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
         }
     }
     trace_tile(c, wtid, qi, 2);
-    write_output<C>(p, sm.o + (uint32_t)((4 * c + w) * 16 * C::D * 2), o, m, l, t.b, t.hq, t.hk,
-                    row_lo + 16 * w, row_g, lane, tq);
+    /* O_IN_RING (config.cuh): O is staged over the stage of the tile's last key tile, so both
+     * consumers' P.V reads of its V^T are done first (named barrier 3), and producer thread 0
+     * stores it (load.cuh store_o). A tile without keys stores from registers and owes no
+     * o_full arrive (the producer skips it). */
+    const bool o_ring = C::O_IN_RING && n > 0 && p.o_tma;
+    if (o_ring) named_bar_sync(3, 128 * C::CONSUMERS);
+    const int so = ring_stage<C>(g + n - 1);
+    const uint32_t o_smem = C::O_IN_RING ? o_ring_area<C>(sm, so, c, w)
+                                         : sm.o + (uint32_t)((4 * c + w) * 16 * C::D * 2);
+    write_output<C>(p, o_smem, o, m, l, t.b, t.hq, t.hk, row_lo + 16 * w, row_g, lane, tq,
+                    !C::O_IN_RING || o_ring);
+    if (o_ring && lane == 0) mbar_arrive(sm.o_full_at(so));
     trace_tile(c, wtid, qi, 3);
 }
 
@@ -306,6 +316,7 @@ template <class C, bool SKIP_RESCALE>
 __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_smem<C> &sm, int c,
                                               int wtid)
 {
+    static_assert(!C::O_IN_RING || C::Q_STAGES == 1, "consume_tile alone hands O_IN_RING's O over");
     const int w = wtid >> 5, lane = wtid & 31, tq = lane & 3;
     const int row_q = 64 * c + 16 * w + (lane >> 2); /* this lane's first row in a tile */
     const uint32_t o_smem = sm.o + (uint32_t)((4 * c + w) * 16 * C::D * 2);

@@ -2,7 +2,8 @@
  * The _vt kernel has the intra-warpgroup overlap. The kernel that transposes V has not, because
  * its transposer warps need the registers the overlap would take. (64-key tiles would leave room
  * for the overlap, but QK^T at N = 64 is shared-memory bound.) Only the _vt kernel, with no V
- * ring, has room for the O tile of the staging epilogue.
+ * ring, has room for the O tile of the staging epilogue beside its rings; the transposing kernel
+ * stages O over the ring stage of a tile's last key tile (config.cuh O_IN_RING).
  * The WGMMA_HD256_* macros may be set by a build for A/B measurements (CMake:
  * -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_HD256_BN=..."); nvcc splits -D values at commas, hence one each. */
 #include "kernel.cuh"
@@ -17,8 +18,10 @@
 #define WGMMA_HD256_CONSUMERS 2 /* consumer warpgroups of 64 query rows */
 #endif
 #ifndef WGMMA_HD256_PREGS
-#define WGMMA_HD256_PREGS 48 /* producer registers after setmaxnreg; consumers get 224. 48 holds
-                             * the transposer's batch of 2 (TBATCH below; at 40 it spills 32 B) */
+#define WGMMA_HD256_PREGS 56 /* producer registers after setmaxnreg; consumers get 224, as at 48
+                             * (setmaxnreg's steps of 8). 48 held the transposer's batch of 2
+                             * (TBATCH below; at 40 it spills 32 B); thread 0's O stores
+                             * (O_IN_RING below) spill 32 B at 48 */
 #endif
 #ifndef WGMMA_HD256_LOADER
 #define WGMMA_HD256_LOADER 0 /* 0: all four producer warps transpose (64 units per tile; H200
@@ -27,8 +30,13 @@
 #ifndef WGMMA_HD256_TBATCH
 #define WGMMA_HD256_TBATCH 2 /* V transpose units per batch (config.cuh TBATCH; PERF w35) */
 #endif
+#ifndef WGMMA_HD256_EPI_TMA
+#define WGMMA_HD256_EPI_TMA 1 /* O through shared memory and a TMA store: with no room beside
+                               * the rings, over the stage of a tile's last key tile (config.cuh
+                               * O_IN_RING; docs/PERF.md w59) */
+#endif
 typedef wg_config<256, WGMMA_HD256_BN, WGMMA_HD256_STAGES, WGMMA_HD256_CONSUMERS, WGMMA_HD256_PREGS,
-                  WGMMA_HD256_LOADER, false, false, true, WGMMA_HD256_TBATCH>
+                  WGMMA_HD256_LOADER, false, WGMMA_HD256_EPI_TMA, true, WGMMA_HD256_TBATCH>
     wg_cfg_hd256;
 /* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
 #ifndef WGMMA_HD256_VT_BN
