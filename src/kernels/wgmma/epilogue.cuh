@@ -114,7 +114,7 @@ __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint3
     const float vds = load_descale(p.v_descale, b, hk);
     const bool bf16 = p.out_bf16 != 0;
     /* hd256's _vt kernel: the V^T chunk buffers lie in the staging area until bg_done */
-    const bool tma = C::O_SMEM && p.o_tma && staging_free && bg_done<C>();
+    const bool tma = C::O_SMEM && p.o_tma && bg_done<C>() && staging_free;
     float inv[2]; /* v_descale / row sum of each of this lane's two rows */
 #pragma unroll
     for (int r = 0; r < 2; r++) {
