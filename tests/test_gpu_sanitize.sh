@@ -20,7 +20,7 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
               --shape 1,72,8,200,300,64 --shape 1,136,8,200,300,128 --shape 1,32,1,64,4100,128
               --shape 1,2,1,100,8200,128 --shape 1,136,34,400,150,128
               --shape 1,44,4,777,900,128 --shape 1,56,56,800,800,64 --shape 1,60,6,650,500,256
-              --shape 1,136,8,300,200,128)
+              --shape 1,136,8,300,200,128 --shape 1,140,140,300,100,256 --shape 1,48,48,512,300,256)
 # (1,8,1,512,700,128), (1,16,1,400,333,64), (1,8,1,512,300,256) and (1,136,8,200,300,128) reach 32
 # repeats, and (1,72,8,200,300,64) 18 on 144 blocks without the mask: with the tool's workspace
 # they run the V^T pass and _vt kernels (the last only non-causal). (1,72,8,...) and
@@ -37,7 +37,11 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
 # workspace (60) and hd64 transposing V (7) walk their tiles in snake order (sched_plan.cu picks
 # it: 2 heads <= 132 SMs, 2 % less on the busiest block). (1,136,8,300,200,128) causal: the
 # dynamic walk (51 repeats, 408 tiles) where the first query tile of every head sees no key (the
-# taker hands it over, the consumers write O = 0 without a load).
+# taker hands it over, the consumers write O = 0 without a load). (1,140,140,300,100,256) and
+# (1,48,48,512,300,256), 3 and 4 repeats: hd256's transposing kernel with more query tiles (420,
+# 192) than SMs, so blocks hand O staged over the ring from tile to tile (config.cuh O_IN_RING):
+# one key tile per query tile, and, causal, query tiles without keys between (the first 200 rows
+# see none); three key tiles per query tile (docs/PERF.md w59).
 variants="reference-gpu mma-m64 mma-m128"
 "$bin" info | grep -qE '^  wgmma ' && variants="$variants wgmma"
 [ $# -gt 1 ] && variants="${*:2}" # by hand: only the variants named

@@ -12,8 +12,8 @@
 /* WGMMA_EPI_TMA 1: every kernel with room in shared memory for its O tile writes O there and
  * lets a TMA store copy it out (epilogue.cuh); 0 (default): only the configurations that ask for
  * it (EPI_TMA below, set per kernel in the instance files where, with the stmatrix epilogue,
- * it measured faster: all but the transposing kernels of hd256, hd128_n224 and hd64_m128;
- * docs/PERF.md w21, w39-w42). */
+ * it measured faster: all but the transposing kernels of hd128_n224 and hd64_m128;
+ * docs/PERF.md w21, w39-w42, w59). */
 #ifndef WGMMA_EPI_TMA
 #define WGMMA_EPI_TMA 0
 #endif
@@ -68,7 +68,8 @@
  *              (below) producer warps 2 and 3 write that V^T in the background
  *   EPI_TMA    O goes out through shared memory (written with stmatrix) and a TMA store
  *              (epilogue.cuh write_output_staged; docs/PERF.md w39-w42), if the O tile
- *              fits beside the rest; else (and by default) 16-byte stores from registers
+ *              fits beside the rest or over a ring stage (O_IN_RING below); else (and by
+ *              default) 16-byte stores from registers
  *   CROSS      two Q stages if they fit (Q_STAGES below), so the cross-tile overlap
  *              (mainloop.cuh) may run; false where it spills or measured slower (docs/PERF.md w33)
  *   TBATCH     V transpose units whose ldmatrix issue together (transpose_v.cuh): 1 to 4, as
@@ -161,11 +162,11 @@ struct wg_config {
      * transposes V (hd256's: 224 KB of Q and rings), over the ring stage of the tile's last key
      * tile, consumer 0's rows over its V^T and consumer 1's over its V. The consumers write it
      * once both have done the tile's last P.V and tell producer thread 0 (o_full of the stage);
-     * thread 0
-     * issues the TMA stores once the next tile's first V^T is under way (that stage is the other
-     * one), waits until they have read the stage, and only then loads the next V into it
-     * (load.cuh produce). So no consumer waits for a store. WGMMA_O_IN_RING 0: such kernels store
-     * O from registers (A/B builds; docs/PERF.md w59). */
+     * thread 0 issues the TMA stores once the next tile's first V^T is under way (that stage is
+     * the other one), waits until they have read the stage, and only then loads the next V into
+     * it (load.cuh produce). So the consumers do not wait for the stores in their epilogue; the
+     * next tile's second P.V waits for them, through its V. WGMMA_O_IN_RING 0: such kernels
+     * store O from registers (A/B builds; docs/PERF.md w59). */
     static constexpr bool O_FITS = EPI_TMA && OFF_RINGS_END + O_BYTES + BG_BYTES + 8 * N_BARS +
                                                       SCHED_BYTES + BG_BAR_BYTES + 1024 <=
                                                   SMEM_MAX;

@@ -19,8 +19,8 @@
  * staging area again it waits until that store has read it; the consumer waits for its last
  * stores before it exits. A kernel whose O tile fits only over its ring (C::O_IN_RING, hd256's
  * transposing kernel) stages it there the same way, and producer thread 0 issues the stores
- * (load.cuh store_o), so that no consumer waits for them. TMA leaves out rows past seqlen_q and
- * before row 0, and writes nothing outside O's D columns. */
+ * (load.cuh store_o), so that no consumer waits for them in its epilogue. TMA leaves out rows
+ * past seqlen_q and before row 0, and writes nothing outside O's D columns. */
 #ifndef FP8ATTN_WGMMA_EPILOGUE_CUH
 #define FP8ATTN_WGMMA_EPILOGUE_CUH
 

@@ -11,7 +11,8 @@
  *            S = Q.K^T of the tile that held it is done
  *   K_j, V_j key tile j of the query tile into stage g % STAGES, signalled on k_full / v_full; a
  *            stage is reused once k_empty (the consumers' S = Q.K^T of the tile that held it is
- *            done) and v_empty (the transposer has read its V) say so.
+ *            done) and v_empty (the transposer has read its V) say so; with C::O_IN_RING, V
+ *            of the stage a tile's O is staged over only once that O is stored (store_o).
  * Rows past seqlen_q / seqlen_k (and Q rows before row 0, scheduler.cuh) are zero-filled by TMA
  * and never read from global memory. Each tile is D / SW_D boxes of SW_D bytes x rows (the
  * swizzle limits a box row to SW_D bytes). */
@@ -275,7 +276,8 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
  * transpose, and after key tile j thread 0 refills its stage with key tile j + STAGES. With
  * C::O_IN_RING the last tile's O lies over the stage of its last key tile (config.cuh): thread 0
  * loads the next tile's first K and V into the other stage and its second K, transposes its
- * first V with the others, then stores that O (store_o) and loads the second V. */
+ * first V with the others, then stores that O (store_o) and loads the second V (with one key
+ * tile, the next tile's first V is the next load into that stage). */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, int tid)
 {

@@ -25,7 +25,8 @@
 #include "trace.cuh"
 
 /* Named barriers 1 and 2 (0 is __syncthreads): consumer c waits on 1 + c before issuing, then
- * lets the other one go. 256 = both consumers' threads (128 sync + 128 arrive). */
+ * lets the other one go. 256 = both consumers' threads (128 sync + 128 arrive). Named barrier
+ * 3: C::O_IN_RING's consumers, before they stage O over the ring (consume_tile). */
 template <bool PINGPONG>
 __device__ __forceinline__ void turn_wait(int c)
 {

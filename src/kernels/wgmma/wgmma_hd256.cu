@@ -21,7 +21,7 @@
 #define WGMMA_HD256_PREGS 56 /* producer registers after setmaxnreg; consumers get 224, as at 48
                              * (setmaxnreg's steps of 8). 48 held the transposer's batch of 2
                              * (TBATCH below; at 40 it spills 32 B); thread 0's O stores
-                             * (O_IN_RING below) spill 32 B at 48 */
+                             * (EPI_TMA below, config.cuh O_IN_RING) spill 32 B at 48 */
 #endif
 #ifndef WGMMA_HD256_LOADER
 #define WGMMA_HD256_LOADER 0 /* 0: all four producer warps transpose (64 units per tile; H200
