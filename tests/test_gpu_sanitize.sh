@@ -23,7 +23,7 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
               --shape 1,136,8,300,200,128 --shape 1,140,140,300,100,256 --shape 1,48,48,512,300,256)
 # (1,8,1,512,700,128), (1,16,1,400,333,64), (1,8,1,512,300,256) and (1,136,8,200,300,128) reach 32
 # repeats, and (1,72,8,200,300,64) 18 on 144 blocks without the mask: with the tool's workspace
-# they run the V^T pass and _vt kernels (the last only non-causal). (1,72,8,...) and
+# they run the counters' clear and the _vt kernels (the last only non-causal). (1,72,8,...) and
 # (1,136,8,...) have more query tiles (144, 272) than an H100 has SMs, so some persistent blocks
 # walk more than one, and the causal run of the second takes the dynamic walk; the causal run of the first
 # takes the 128-row hd64 instance. (1,32,1,64,4100,128) runs hd128's 224-key tiles without the mask (32

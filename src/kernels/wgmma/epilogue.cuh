@@ -78,20 +78,30 @@ __device__ __forceinline__ void store_row_global(uint16_t *orow, const float (&o
     }
 }
 
+/* The TMA stores of one warp's 16 staged rows (o_smem: [D / 64][16 rows][128 bytes]), first
+ * row row_w: D / 64 boxes of 64 columns; the caller commits them. Only for row_w >= 0: the
+ * causal partial tile's first warps (scheduler.cuh: q_off is a multiple of 16) have no row to
+ * write, and a TMA store of a box that starts before row 0 faults (illegal instruction). */
+template <class C>
+__device__ __forceinline__ void tma_store_rows(const wgmma_params &p, uint32_t o_smem, int row_w,
+                                               int hq, int b)
+{
+#pragma unroll
+    for (int cb = 0; cb < C::D / 64; cb++)
+        tma_store_4d(&p.tm_o, o_smem + cb * 16 * 128, 64 * cb, row_w, hq, b);
+}
+
 /* The end of a warp's epilogue on the staging path: its 16 rows, written to o_smem, go to the
- * async proxy, and one lane starts the TMA stores of their D / 64 boxes. */
+ * async proxy, and one lane starts their TMA stores; with C::O_IN_RING producer thread 0 does
+ * (load.cuh store_o). */
 template <class C>
 __device__ __forceinline__ void store_staged_rows(const wgmma_params &p, uint32_t o_smem, int row_w,
                                                   int hq, int b, int lane)
 {
     fence_proxy_async_smem();
     __syncwarp();
-    /* the causal partial tile's first warps (scheduler.cuh: q_off is a multiple of 16) have no
-     * row to write; a TMA store of a box that starts before row 0 faults (illegal instruction) */
-    if (lane == 0 && row_w >= 0) {
-#pragma unroll
-        for (int cb = 0; cb < C::D / 64; cb++)
-            tma_store_4d(&p.tm_o, o_smem + cb * 16 * 128, 64 * cb, row_w, hq, b);
+    if (!C::O_IN_RING && lane == 0 && row_w >= 0) {
+        tma_store_rows<C>(p, o_smem, row_w, hq, b);
         bulk_commit();
     }
 }
@@ -155,12 +165,7 @@ __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint3
                              inv[r], bf16, in, t);
         }
     }
-    if (tma && C::O_IN_RING) { /* producer thread 0 stores it (load.cuh store_o) */
-        fence_proxy_async_smem();
-        __syncwarp();
-    } else if (tma) {
-        store_staged_rows<C>(p, o_smem, row_w, hq, b, lane);
-    }
+    if (tma) store_staged_rows<C>(p, o_smem, row_w, hq, b, lane);
 }
 
 /* The epilogue of one warp: its 16 rows (row_g and row_g + 8 for this lane) of the consumer's

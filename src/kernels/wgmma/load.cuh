@@ -20,6 +20,7 @@
 #define FP8ATTN_WGMMA_LOAD_CUH
 
 #include "config.cuh"
+#include "epilogue.cuh" /* tma_store_rows */
 #include "ptx_sm90.cuh"
 #include "scheduler.cuh"
 #include "trace.cuh"
@@ -46,6 +47,14 @@ struct wg_smem {
     __device__ __forceinline__ uint32_t vt_empty(int s) const { return bar + 8 * (6 + 6 * s); }
     __device__ __forceinline__ uint32_t q_empty(int i) const { return bar + 8 * (1 + 6 * C::STAGES + 2 * i); }
     __device__ __forceinline__ uint32_t o_full_at(int s) const { return o_full + 8 * s; }
+    /* the epilogue's staging area of consumer c's warp w (C::O_SMEM): beside the rings, or with
+     * C::O_IN_RING over ring stage s, that of the tile's last key tile (config.cuh): consumer
+     * 0's rows over its V^T, consumer 1's over its V */
+    __device__ __forceinline__ uint32_t o_area(int s, int c, int w) const
+    {
+        return C::O_IN_RING ? (c == 0 ? vt_tile(s) : v_tile(s)) + (uint32_t)(w * 16 * C::D * 2)
+                            : o + (uint32_t)((4 * c + w) * 16 * C::D * 2);
+    }
 };
 
 /* Arrival counts: TMA barriers get one arrive (with the byte count) per phase; the consumers
@@ -151,20 +160,11 @@ __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> 
     load_v<C>(p, sm, t, j, g);
 }
 
-/* C::O_IN_RING's staging area of consumer c's warp w when the tile's last key tile is in stage
- * s: consumer 0's rows over that stage's V^T, consumer 1's over its V (config.cuh). */
-template <class C>
-__device__ __forceinline__ uint32_t o_ring_area(const wg_smem<C> &sm, int s, int c, int w)
-{
-    return (c == 0 ? sm.vt_tile(s) : sm.v_tile(s)) + (uint32_t)(w * 16 * C::D * 2);
-}
-
 /* C::O_IN_RING, thread 0: once the consumers have staged tile t's O over stage s (o_full_at(s);
- * bit s of o_phases: the parity of its phase, flipped here), the TMA stores of every warp's rows,
- * D / 64 boxes of 64 columns x 16 rows each; returns once they have read the stage. A box that
- * starts before row 0 (the causal partial tile's first warps, scheduler.cuh) is left out: such a
- * store faults. One barrier per stage: the consumers may stage the next tile's O (over the other
- * stage) before this runs, but not the one after, whose last V is loaded after it. */
+ * bit s of o_phases: the parity of its phase, flipped here), the TMA stores of every warp's rows
+ * (tma_store_rows: none for rows before row 0); returns once they have read the stage. One
+ * barrier per stage: the consumers may stage the next tile's O (over the other stage) before
+ * this runs, but not the one after, whose last V is loaded after it. */
 template <class C>
 __device__ __forceinline__ void store_o(const wgmma_params &p, const wg_smem<C> &sm,
                                         const wg_tile &t, int s, uint32_t &o_phases)
@@ -174,11 +174,7 @@ __device__ __forceinline__ void store_o(const wgmma_params &p, const wg_smem<C> 
 #pragma unroll 1
     for (int cw = 0; cw < 4 * C::CONSUMERS; cw++) {
         const int row_w = t.q0 + 16 * cw;
-        if (row_w < 0) continue;
-        const uint32_t area = o_ring_area<C>(sm, s, cw >> 2, cw & 3);
-#pragma unroll
-        for (int cb = 0; cb < C::D / 64; cb++)
-            tma_store_4d(&p.tm_o, area + cb * 16 * 128, 64 * cb, row_w, t.hq, t.b);
+        if (row_w >= 0) tma_store_rows<C>(p, sm.o_area(s, cw >> 2, cw & 3), row_w, t.hq, t.b);
     }
     bulk_commit();
     bulk_wait_read_all();

@@ -278,10 +278,8 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
     const bool o_ring = C::O_IN_RING && n > 0 && p.o_tma;
     if (o_ring) named_bar_sync(3, 128 * C::CONSUMERS);
     const int so = ring_stage<C>(g + n - 1);
-    const uint32_t o_smem = C::O_IN_RING ? o_ring_area<C>(sm, so, c, w)
-                                         : sm.o + (uint32_t)((4 * c + w) * 16 * C::D * 2);
-    write_output<C>(p, o_smem, o, m, l, t.b, t.hq, t.hk, row_lo + 16 * w, row_g, lane, tq,
-                    !C::O_IN_RING || o_ring);
+    write_output<C>(p, sm.o_area(so, c, w), o, m, l, t.b, t.hq, t.hk, row_lo + 16 * w, row_g,
+                    lane, tq, !C::O_IN_RING || o_ring);
     if (o_ring && lane == 0) mbar_arrive(sm.o_full_at(so));
     trace_tile(c, wtid, qi, 3);
 }
@@ -320,7 +318,7 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
     static_assert(!C::O_IN_RING || C::Q_STAGES == 1, "consume_tile alone hands O_IN_RING's O over");
     const int w = wtid >> 5, lane = wtid & 31, tq = lane & 3;
     const int row_q = 64 * c + 16 * w + (lane >> 2); /* this lane's first row in a tile */
-    const uint32_t o_smem = sm.o + (uint32_t)((4 * c + w) * 16 * C::D * 2);
+    const uint32_t o_smem = sm.o_area(0, c, w);
     wg_sched sch = sched_begin<C>(p, sm.sched);
     wg_tile t;
     if (next_with_keys<C>(p, sm.sched, sch, t, o_smem, c, wtid)) {
