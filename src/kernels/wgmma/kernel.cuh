@@ -63,7 +63,9 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
     /* a _vt kernel may start before the V^T pass (or, FUSED_VT, the counters' clear) has
      * finished (WGMMA_PDL): nothing above reads or writes global memory; from here on the pass's
      * V^T and the counters are complete */
+    trace_ld(tid, 0);
     if (PRE_VT && WGMMA_PDL) griddep_wait();
+    trace_ld(tid, 1);
     if (wg == 0) {
         setmaxnreg_dec<C::PRODUCER_REGS>();
         produce<C, PRE_VT>(p, sm, tid);

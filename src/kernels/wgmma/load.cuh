@@ -253,7 +253,11 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
         load_key_tile<C, PRE_VT>(p, sm, t, j + 1, g + j + 1);
     }
     if (PRE_VT) {
-        if (C::FUSED_VT && j == 0) wait_vt_ready<C>(p, t.b, t.hk); /* the pair's V^T is written */
+        if (C::FUSED_VT && j == 0) {
+            if (g == 0) trace_ld(0, 2);
+            wait_vt_ready<C>(p, t.b, t.hk); /* the pair's V^T is written */
+            if (g == 0) trace_ld(0, 3);
+        }
         mbar_wait(sm.vt_empty(ring_stage<C>(g + j)), ring_phase<C>(g + j) ^ 1);
         load_vt<C>(p, sm, t, j, g + j);
     }

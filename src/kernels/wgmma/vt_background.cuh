@@ -30,6 +30,7 @@
 #include "config.cuh"
 #include "ptx_sm90.cuh"
 #include "smem_layout.cuh" /* wg_smem_base */
+#include "trace.cuh"
 #include "transpose_v.cuh"
 
 /* The chunk as a tile for transpose_warp and tma_tile: VT_CHUNK keys x D, one transposer warp. */
@@ -105,6 +106,7 @@ __device__ __forceinline__ void transpose_to_workspace(const wgmma_params &p, ui
 {
     typedef vt_chunk_config<C> CC;
     int c = take_chunk(p, lane);
+    trace_bg(w, lane, 0, 0, c);
     if (c < p.vt_chunks && lane == 0) load_chunk<CC>(p, bg + 2 * w * CC::BYTES, bg_bar + 8 * w, c);
 #pragma unroll 1
     for (uint32_t n = 0; c < p.vt_chunks; n++) {
@@ -113,12 +115,15 @@ __device__ __forceinline__ void transpose_to_workspace(const wgmma_params &p, ui
         const uint32_t v = opaque_u32(bg) + 2 * w * CC::BYTES, vt = v + CC::BYTES;
         const uint32_t bar = opaque_u32(bg_bar) + 8 * w;
         mbar_wait(bar, n & 1);
+        trace_bg(w, lane, (int)n, 1, c);
         if (C::PRODUCER_REGS >= 32) transpose_warp<CC, 0, 1>(v, vt, lane);
         else transpose_chunk_lean<CC>(v, vt, lane); /* 24 registers: transpose_warp spills */
         fence_proxy_async_smem(); /* V^T, written by stmatrix, is read next by the TMA store;
                                    * V, read by ldmatrix, is written next by a TMA load */
         __syncwarp();
         const int next = take_chunk(p, lane);
+        trace_bg(w, lane, (int)n, 2, c);
+        trace_bg(w, lane, (int)n + 1, 0, next);
         if (lane == 0) {
             const vt_chunk k = chunk_at<CC>(p, c);
             tma_store_4d(&p.tm_vt_store, vt, k.key0, 0, k.hk, k.b);
@@ -127,6 +132,7 @@ __device__ __forceinline__ void transpose_to_workspace(const wgmma_params &p, ui
             bulk_wait_all();            /* written to global memory (and V^T's buffer read) */
             fence_proxy_async_global(); /* ... before the release below, by the generic proxy */
             red_release_add(p.vt_ready + k.pair, 1);
+            trace_bg(w, lane, (int)n, 3, c);
         }
         __syncwarp(); /* V^T's buffer is free again */
         c = next;
