@@ -41,6 +41,12 @@
 /* WGMMA_O_IN_RING 1 (default): a kernel that transposes V and asks for the staging epilogue
  * (EPI_TMA) without room for it beside its rings stages O over a stage of its rings (O_IN_RING
  * below); 0: it stores O from registers (A/B builds). */
+/* WGMMA_BG_FIRST 1 (default): in the kernels that write V^T in the background (FUSED_VT), the
+ * block's first Q waits for the background's first V chunks (config BG_FIRST below). */
+#ifndef WGMMA_BG_FIRST
+#define WGMMA_BG_FIRST 1
+#endif
+
 #ifndef WGMMA_O_IN_RING
 #define WGMMA_O_IN_RING 1
 #endif
@@ -137,7 +143,12 @@ struct wg_config {
     static constexpr int BG_WARPS = FUSED_VT ? 2 : 0;
     static constexpr bool BG_IN_O = FUSED_VT && D == 256;
     static constexpr int BG_BYTES = BG_IN_O ? 0 : BG_WARPS * 2 * VT_CHUNK * D; /* beside O */
-    static constexpr int BG_BAR_BYTES = 8 * (BG_WARPS + (BG_IN_O ? 1 : 0));
+    /* BG_FIRST (WGMMA_BG_FIRST): the loader holds the block's first Q back until the background
+     * warps' first chunks have landed (bg_started, after the BG_WARPS TMA barriers and bg_done):
+     * at start-up every block's V chunks then meet less DRAM traffic (docs/PERF.md w61) */
+    static constexpr bool BG_FIRST = WGMMA_BG_FIRST && FUSED_VT;
+    static constexpr int BG_BAR_BYTES = 8 * (BG_WARPS + (BG_IN_O ? 1 : 0) + (BG_FIRST ? 1 : 0));
+    static constexpr int BG_STARTED_BAR = 8 * (BG_WARPS + (BG_IN_O ? 1 : 0)); /* from bg_bar */
 
     /* Q_STAGES: Q buffers. 2 (WGMMA_CROSS and CROSS, default) where shared memory has room
      * beside the rings and the O staging the configuration asks for: the next query tile's Q

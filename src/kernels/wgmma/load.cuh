@@ -79,6 +79,7 @@ __device__ __forceinline__ void init_barriers(const wg_smem<C> &sm)
     init_sched_slot<C>(sm.sched);
     for (int w = 0; w < C::BG_WARPS; w++) mbar_init(sm.bg_bar + 8 * w, 1);
     if (C::BG_IN_O) mbar_init(sm.bg_bar + 8 * C::BG_WARPS, 32 * C::BG_WARPS); /* bg_done */
+    if (C::BG_FIRST) mbar_init(sm.bg_bar + C::BG_STARTED_BAR, C::BG_WARPS); /* bg_started */
     for (int s = 0; s < (C::O_IN_RING ? C::STAGES : 0); s++) mbar_init(sm.o_full_at(s), 4 * C::CONSUMERS);
     fence_mbarrier_init();
 }
@@ -268,7 +269,8 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
  * PRE_VT: thread 0 loads all: K_0 and Q (Q first with two Q stages), then K_{j+1} before V^T_j
  * (K_j once S = Q.K^T of the stage's last tile is done, V^T_j once its P.V is; with C::FUSED_VT
  * V^T_0 once the kv head's V^T is written: wait_vt_ready). With C::FUSED_VT warps 2 and 3
- * write V^T (transpose_to_workspace) and return when no chunk is left.
+ * write V^T (transpose_to_workspace) and return when no chunk is left; with C::BG_FIRST the
+ * block's first Q goes after its K_0, once their first V chunks have landed (bg_started).
  * C::LOADER_WARP: warp 0's thread 0 issues K_0 and V_0 and Q (in the same order), then every key
  * tile as soon as its stage is free (k_empty: the consumers are done with the K it held;
  * v_empty: the transposers with its V); warps 1-3 transpose.
@@ -298,11 +300,14 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 const wg_tile t = unit_tile<C>(p, s.u, s.k);
                 const int n = t.n_kt;
                 if (n == 0) continue;
-                /* with two Q stages Q's stage is free long before K_0's: Q first */
-                if (C::Q_STAGES > 1) load_q_next<C>(p, sm, t, qi);
+                /* with two Q stages Q's stage is free long before K_0's: Q first; C::BG_FIRST:
+                 * the first Q once the background's first V chunks have landed (bg_started) */
+                const bool q_late = C::BG_FIRST && qi == 0;
+                if (C::Q_STAGES > 1 && !q_late) load_q_next<C>(p, sm, t, qi);
                 wait_stage_free<C, PRE_VT>(sm, g);
                 load_key_tile<C, PRE_VT>(p, sm, t, 0, g);
-                if (C::Q_STAGES == 1) load_q_next<C>(p, sm, t, qi);
+                if (q_late) mbar_wait(sm.bg_bar + C::BG_STARTED_BAR, 0);
+                if (C::Q_STAGES == 1 || q_late) load_q_next<C>(p, sm, t, qi);
                 qi++;
                 if (PRE_VT) { /* unrolled, this loop needs more than the producer's registers
                                * once warp 1 takes units (spills) */

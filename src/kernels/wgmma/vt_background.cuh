@@ -12,9 +12,9 @@
  *   flip   the warp rewrites it as V^T ([D][64 keys], 64-byte swizzle) with transpose_warp (or,
  *          in 24 registers, transpose_chunk_lean), in the key order the pass writes
  *          (transpose_v.cuh)
- *   store  TMA stores it to the workspace (keys past SKP are not written); lane 0 issues the next
- *          chunk's load, waits until the store's writes are complete, then adds 1 to the pair's
- *          ready count (release)
+ *   store  TMA stores it to the workspace (keys past SKP are not written); the warp takes the
+ *          next chunk and lane 0 issues its load, waits until the store's writes are complete,
+ *          then adds 1 to the pair's ready count (release)
  * A loader that is about to load a pair's first V^T tile waits until the ready count equals
  * chunks_per_head (acquire; wait_vt_ready), so it never reads a chunk before it is written.
  *
@@ -96,9 +96,10 @@ __device__ __forceinline__ void load_chunk(const wgmma_params &p, uint32_t v, ui
 }
 
 /* Background warp w (0 .. BG_WARPS - 1) of the producer warpgroup: its chunks until none is left.
- * Its buffers: V at bg + 2 w BYTES, V^T right after; its TMA barrier at bg_bar + 8 w. The next
- * chunk's load is issued as soon as V's buffer is transposed, so it runs while lane 0 waits for
- * the current chunk's store. With C::BG_IN_O every thread then arrives on bg_done (bg_bar +
+ * Its buffers: V at bg + 2 w BYTES, V^T right after; its TMA barrier at bg_bar + 8 w. Once V's
+ * buffer is transposed, lane 0 issues the chunk's store, the warp takes the next chunk (the
+ * atomic's round trip under the store) and lane 0 issues its load, which runs while lane 0 waits
+ * for the store. With C::BG_IN_O every thread then arrives on bg_done (bg_bar +
  * 8 BG_WARPS): the buffers, in the O staging area, are free for the epilogue. */
 template <class C>
 __device__ __forceinline__ void transpose_to_workspace(const wgmma_params &p, uint32_t bg,
@@ -108,6 +109,8 @@ __device__ __forceinline__ void transpose_to_workspace(const wgmma_params &p, ui
     int c = take_chunk(p, lane);
     trace_bg(w, lane, 0, 0, c);
     if (c < p.vt_chunks && lane == 0) load_chunk<CC>(p, bg + 2 * w * CC::BYTES, bg_bar + 8 * w, c);
+    /* C::BG_FIRST: the loader's first Q waits for this warp's first chunk (or for none) */
+    if (C::BG_FIRST && c >= p.vt_chunks && lane == 0) mbar_arrive(bg_bar + C::BG_STARTED_BAR);
 #pragma unroll 1
     for (uint32_t n = 0; c < p.vt_chunks; n++) {
         /* opaque: the addresses are recomputed per chunk, not held across the loop (hd256's
@@ -116,22 +119,27 @@ __device__ __forceinline__ void transpose_to_workspace(const wgmma_params &p, ui
         const uint32_t bar = opaque_u32(bg_bar) + 8 * w;
         mbar_wait(bar, n & 1);
         trace_bg(w, lane, (int)n, 1, c);
+        if (C::BG_FIRST && n == 0 && lane == 0) mbar_arrive(opaque_u32(bg_bar) + C::BG_STARTED_BAR);
         if (C::PRODUCER_REGS >= 32) transpose_warp<CC, 0, 1>(v, vt, lane);
         else transpose_chunk_lean<CC>(v, vt, lane); /* 24 registers: transpose_warp spills */
         fence_proxy_async_smem(); /* V^T, written by stmatrix, is read next by the TMA store;
                                    * V, read by ldmatrix, is written next by a TMA load */
         __syncwarp();
-        const int next = take_chunk(p, lane);
         trace_bg(w, lane, (int)n, 2, c);
-        trace_bg(w, lane, (int)n + 1, 0, next);
+        int pair = 0;
         if (lane == 0) {
             const vt_chunk k = chunk_at<CC>(p, c);
             tma_store_4d(&p.tm_vt_store, vt, k.key0, 0, k.hk, k.b);
             bulk_commit();
+            pair = k.pair;
+        }
+        const int next = take_chunk(p, lane); /* its round trip runs under the store */
+        trace_bg(w, lane, (int)n + 1, 0, next);
+        if (lane == 0) {
             if (next < p.vt_chunks) load_chunk<CC>(p, v, bar, next);
             bulk_wait_all();            /* written to global memory (and V^T's buffer read) */
             fence_proxy_async_global(); /* ... before the release below, by the generic proxy */
-            red_release_add(p.vt_ready + k.pair, 1);
+            red_release_add(p.vt_ready + pair, 1);
             trace_bg(w, lane, (int)n, 3, c);
         }
         __syncwarp(); /* V^T's buffer is free again */
