@@ -41,14 +41,14 @@
 /* WGMMA_O_IN_RING 1 (default): a kernel that transposes V and asks for the staging epilogue
  * (EPI_TMA) without room for it beside its rings stages O over a stage of its rings (O_IN_RING
  * below); 0: it stores O from registers (A/B builds). */
+#ifndef WGMMA_O_IN_RING
+#define WGMMA_O_IN_RING 1
+#endif
+
 /* WGMMA_BG_FIRST 1 (default): in the kernels that write V^T in the background (FUSED_VT), the
  * block's first Q waits for the background's first V chunks (config BG_FIRST below). */
 #ifndef WGMMA_BG_FIRST
 #define WGMMA_BG_FIRST 1
-#endif
-
-#ifndef WGMMA_O_IN_RING
-#define WGMMA_O_IN_RING 1
 #endif
 
 /* WGMMA_FUSED_VT 1 (default): the _vt kernels write V^T into the workspace themselves, in the
