@@ -46,7 +46,9 @@
 #endif
 
 /* WGMMA_BG_FIRST 1 (default): in the kernels that write V^T in the background (FUSED_VT), the
- * block's first Q waits for the background's first V chunks (config BG_FIRST below). */
+ * block's first Q waits for the background's first V chunks (config BG_FIRST below). It gates
+ * only that wait: the background's next-chunk take after the store (w61's other half) is
+ * unconditional, so a build with 0 is not session 22's kernel. */
 #ifndef WGMMA_BG_FIRST
 #define WGMMA_BG_FIRST 1
 #endif
@@ -144,7 +146,7 @@ struct wg_config {
     static constexpr bool BG_IN_O = FUSED_VT && D == 256;
     static constexpr int BG_BYTES = BG_IN_O ? 0 : BG_WARPS * 2 * VT_CHUNK * D; /* beside O */
     /* BG_FIRST (WGMMA_BG_FIRST): the loader holds the block's first Q back until the background
-     * warps' first chunks have landed (bg_started, after the BG_WARPS TMA barriers and bg_done):
+     * warps' first chunks have landed (bg_started, the last of the background's barriers):
      * at start-up every block's V chunks then meet less DRAM traffic (docs/PERF.md w61) */
     static constexpr bool BG_FIRST = WGMMA_BG_FIRST && FUSED_VT;
     static constexpr int BG_BAR_BYTES = 8 * (BG_WARPS + (BG_IN_O ? 1 : 0) + (BG_FIRST ? 1 : 0));

@@ -61,8 +61,9 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
     }
     __syncthreads();
     /* a _vt kernel may start before the V^T pass (or, FUSED_VT, the counters' clear) has
-     * finished (WGMMA_PDL): nothing above reads or writes global memory; from here on the pass's
-     * V^T and the counters are complete */
+     * finished (WGMMA_PDL): nothing above reads or writes global memory (but a trace build's
+     * stamp below, into its own buffer); from here on the pass's V^T and the counters are
+     * complete */
     trace_ld(tid, 0);
     if (PRE_VT && WGMMA_PDL) griddep_wait();
     trace_ld(tid, 1);

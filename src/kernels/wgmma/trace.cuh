@@ -61,7 +61,8 @@ __device__ __forceinline__ void trace_stamp(int c, int wtid, int tile, int point
 #endif
 }
 
-/* FUSED_VT background warp w (lane 0), its n-th chunk: `point` (4: the chunk's index c) */
+/* FUSED_VT background warp w (lane 0), its n-th chunk: `point` (4: the chunk's index c). A take
+ * that found no chunk left is stamped too: its row shows c >= vt_chunks and no later points. */
 __device__ __forceinline__ void trace_bg(int w, int lane, int n, int point, int c)
 {
 #if WGMMA_TRACE

@@ -20,7 +20,8 @@
  *
  * Progress: a warp never waits for anything but its own copies, and it takes chunks until none
  * is left, so every chunk that is taken is written by a block that is running; a loader waiting
- * on a pair waits only for chunks that running blocks hold. The counters are zeroed before by
+ * on a pair waits only for chunks that running blocks hold, and its wait on bg_started (C::
+ * BG_FIRST) only for its own block's background warps' first copies. The counters are zeroed before by
  * fp8attn_wgmma_vt_clear (vt_prepass.cu), whose programmatic dependent the kernel is: it waits
  * for it (griddep_wait) before anything reads them. The buffers: C::OFF_BG, or with C::BG_IN_O
  * (hd256) the O staging area, which the epilogue uses only once bg_done says they are free. */
@@ -99,8 +100,10 @@ __device__ __forceinline__ void load_chunk(const wgmma_params &p, uint32_t v, ui
  * Its buffers: V at bg + 2 w BYTES, V^T right after; its TMA barrier at bg_bar + 8 w. Once V's
  * buffer is transposed, lane 0 issues the chunk's store, the warp takes the next chunk (the
  * atomic's round trip under the store) and lane 0 issues its load, which runs while lane 0 waits
- * for the store. With C::BG_IN_O every thread then arrives on bg_done (bg_bar +
- * 8 BG_WARPS): the buffers, in the O staging area, are free for the epilogue. */
+ * for the store. With C::BG_FIRST lane 0 arrives on bg_started once the warp's first chunk has
+ * landed (or at once if it got none): the loader holds the block's first Q back until then.
+ * With C::BG_IN_O every thread then arrives on bg_done (bg_bar + 8 BG_WARPS): the buffers, in
+ * the O staging area, are free for the epilogue. */
 template <class C>
 __device__ __forceinline__ void transpose_to_workspace(const wgmma_params &p, uint32_t bg,
                                                        uint32_t bg_bar, int w, int lane)
