@@ -31,7 +31,7 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
 # (1,136,34,400,150,128) causal: the first 250 rows see no key, so blocks walk query tiles with
 # keys and without, one after the other; 4 query tiles x 4 query heads per kv head = 16 repeats
 # keep it on hd128's transposing kernel, which runs the cross-tile overlap (consume_cross,
-# next_with_keys). The last three, causal, have at least two waves: hd128 from the workspace (77
+# next_with_keys). (1,44,4,777,900,128), (1,56,56,800,800,64) and (1,60,6,650,500,256), causal, have at least two waves: hd128 from the workspace (77
 # repeats) takes the dynamic walk (scheduler.cuh: a taker thread, a counter in the workspace, a
 # slot in shared memory), as does (1,136,8,200,300,128) causal (34 repeats); hd256 from the
 # workspace (60) and hd64 transposing V (7) walk their tiles in snake order (sched_plan.cu picks
