@@ -174,8 +174,12 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
                                           int device);
 /* Device scratch ("workspace") for the GPU forward. The Hopper kernels ("wgmma") use it to
  * transpose V once per call instead of once per block of queries in shared memory, which makes
- * them faster (docs/PERF.md, w8, w55), and for the counters their causal tile scheduler and that
- * transpose hand out work with (w50, w55); every other variant needs none (0 bytes). The workspace holds
+ * them faster (docs/PERF.md, w8, w55), for the counters their causal tile scheduler and that
+ * transpose hand out work with (w50, w55), and without the causal mask to spread the last round
+ * of query tiles over every SM, whose partial results meet there (w62); every other variant
+ * needs none (0 bytes). With the workspace the output is the same on every call, and bit for bit
+ * the output without it except where that last round is split (the sums of P.V are grouped
+ * differently: the last bits differ, the error against fp64 is the same). The workspace holds
  * nothing between calls, must be FP8ATTN_WORKSPACE_ALIGN-byte aligned (cudaMalloc and PyTorch's
  * allocator are) and must not overlap any tensor of the problem; calls on different streams need
  * different workspaces. fp8attn_forward_ws(p, variant, NULL, 0, s) is
@@ -184,9 +188,13 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
 #define FP8ATTN_WORKSPACE_ALIGN 256
 /* *bytes = the scratch fp8attn_forward_ws(p, variant, ...) can use on the current device
  * (0: none). For wgmma: batch * h_kv * head_dim * (seqlen_k rounded up to 32), V's size,
- * rounded up to 16, plus 16 (two counters and padding) plus 4 * batch * h_kv rounded up to 16
- * (a count per kv head), when
- * a V tile would otherwise be transposed in shared memory often enough, i.e. when
+ * rounded up to 16, plus 16 (two counters and padding) plus 4 * (batch * h_kv + c) rounded up
+ * to 16 (a count per kv head, and c the split tail's), where c is 0 unless the kernel splits
+ * the last round of query tiles (no causal mask, a last round that leaves SMs idle, a split
+ * that saves at least 2 % by the model in src/kernels/wgmma/sched_plan.cu): then c is that
+ * round's tiles x rows per block / 16, and from the next multiple of 256 follow two slots per
+ * SM of rows per block x (head_dim / 8 + 1) x 32 bytes (partial O, row maxima and sums). All
+ * this when a V tile would otherwise be transposed in shared memory often enough, i.e. when
  * ceil(seqlen_q / rows per block) * (h_q / h_kv) reaches, on a problem of more than one wave of
  * blocks, 10 (head_dim 64), 8 (128) or 12 (256) without the causal mask and 16 (256) or 24
  * (128) with it, and 32 otherwise; 0 otherwise. */

@@ -110,10 +110,15 @@ fi
 # above, (1,2,2,4097,4097,128) from the workspace (33 repeats) and (1,8,8,64,4097,128) transposing
 # V, both without the mask; below, (1,32,1,150,8200,128) in both runs, from the workspace (64
 # repeats; transposing V with --no-workspace), 8200 keys = 36 tiles of 224 and 136 more.
+# Without the mask and with the workspace these split their last round of query tiles over the
+# grid (split.cuh, on an H100's 132 SMs): (2,16,4,1000,1000,64) 60 tiles of 8 key tiles,
+# (1,32,1,150,8200,128) its one round of 64 tiles of 37, (2,10,5,1100,2000,256) 48 of 16 and
+# (1,24,8,1000,3000,128) 60 of 16 (hd128's 192-key tiles).
 if [ "$variant" = wgmma ]; then
     many=(--shape 4,16,1,1100,1100,64 --shape 2,16,16,1100,1100,64 --shape 2,16,4,1000,1000,64
           --shape 3,16,4,777,1000,128 --shape 2,16,16,1500,300,128 --shape 1,32,1,150,8200,128
-          --shape 2,16,2,1500,300,256 --shape 2,16,16,1500,300,256)
+          --shape 2,16,2,1500,300,256 --shape 2,16,16,1500,300,256 --shape 2,10,5,1100,2000,256
+          --shape 1,24,8,1000,3000,128)
     for causal in "" --causal; do
         echo "== run $run: several tiles per block ${causal:-non-causal}"
         "$bin" check --backend gpu --variant wgmma --no-e2e --seeds $((run + 1)) --layout bshd \

@@ -2,7 +2,8 @@
  * query-tile pairs each head of a causal problem keeps and which walk it takes (pairs or snake:
  * the transposing kernels and hd256's _vt kernel), against the independent model in
  * docs/models/sched_balance.py (its "kp" and "walk" columns, 132 SMs), and its bounds on random
- * problems; and the dynamic walk's L2 sections (the other _vt kernels).
+ * problems; the dynamic walk's L2 sections (the other _vt kernels); and the split tail's plan
+ * (split.cuh) with the properties of its block ranges that the kernel counts on.
  * (The scheduler's divisions, kernels/fastdiv.h, have their own test: test_fastdiv.c.) */
 #include <stdint.h>
 #include <stdio.h>
@@ -129,6 +130,56 @@ int main(void)
               (long long)secs[i].heads, secs[i].per_kv, (long long)secs[i].kv_bytes, got,
               secs[i].want);
     }
+    /* the split tail's plan (split.cuh): the named shape, and where it must not split */
+    static const struct {
+        int64_t units, nk;
+        int grid, causal, tiles;
+    } splits[] = {
+        {2048, 74, 132, 0, 68},  /* (1,16,16384,128) on 128 x 224: 16 x 74 against 1151 */
+        {2048, 74, 132, 1, 0},   /* causal: never */
+        {1056, 74, 132, 0, 0},   /* 8 full rounds: no tail */
+        {263, 74, 132, 0, 0},    /* a last round of 131 of 132: 150 against 148, no gain */
+        {140, 8, 132, 0, 0},     /* a tail of 8 x 8 key tiles for 132 blocks: some would get none */
+        {180, 21, 132, 0, 48},   /* (1,20,1100,4700) hd128: 42 against 31 */
+        {64, 37, 132, 0, 64},    /* one round of 64 tiles: 37 against 20 */
+        {1024, 128, 132, 0, 100}, /* (1,8,16384,256) on 128 x 128: 1024 against 995 */
+        {1024, 16, 132, 0, 0},    /* (8,8,2048,256): 127 against 128, under 2 % */
+    };
+    for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
+        fp8attn_wgmma_split_t sp;
+        fp8attn_wgmma_split_plan(splits[i].units, splits[i].nk, splits[i].grid, 128, 128,
+                                 splits[i].causal, &sp);
+        CHECK(sp.tiles == splits[i].tiles, "split_plan(%lld, %lld, %d, causal %d): %d tiles, want %d",
+              (long long)splits[i].units, (long long)splits[i].nk, splits[i].grid, splits[i].causal,
+              sp.tiles, splits[i].tiles);
+    }
+    /* what split.cuh counts on, over a sweep of plans that split: every block's range of the
+     * tail's key tiles [b W / G, (b + 1) W / G) holds at least one and at most nk, so it meets
+     * one or two query tiles, and every tile's key tiles are covered once */
+    long splits_seen = 0;
+    for (int grid = 1; grid <= 264; grid += 7)
+        for (int64_t nk = 1; nk <= 80; nk += 3)
+            for (int64_t units = 1; units <= 5 * grid; units += 1 + units / 9) {
+                fp8attn_wgmma_split_t sp;
+                fp8attn_wgmma_split_plan(units, nk, grid, 192, 64, 0, &sp);
+                if (sp.tiles == 0) continue;
+                splits_seen++;
+                CHECK(sp.tiles == units % grid && sp.w == sp.tiles * nk && sp.w >= grid &&
+                          sp.warps == 12 && sp.nk == nk,
+                      "split_plan(%lld, %lld, %d): tiles %d, w %lld", (long long)units,
+                      (long long)nk, grid, sp.tiles, (long long)sp.w);
+                int64_t covered = 0;
+                for (int b = 0; b < grid; b++) {
+                    const int64_t lo = b * sp.w / grid, hi = (b + 1) * sp.w / grid;
+                    CHECK(hi - lo >= 1 && hi - lo <= nk && (hi - 1) / nk - lo / nk <= 1,
+                          "split_plan(%lld, %lld, %d): block %d's range [%lld, %lld)",
+                          (long long)units, (long long)nk, grid, b, (long long)lo, (long long)hi);
+                    covered += hi - lo;
+                }
+                CHECK(covered == sp.w, "split ranges cover %lld of %lld", (long long)covered,
+                      (long long)sp.w);
+            }
+    CHECK(splits_seen > 100, "the sweep met only %ld plans that split", splits_seen);
     printf("%s: %ld failure(s)\n", g_failures ? "FAIL" : "ok", g_failures);
     return g_failures ? 1 : 0;
 }

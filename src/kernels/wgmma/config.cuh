@@ -53,6 +53,14 @@
 #define WGMMA_BG_FIRST 1
 #endif
 
+/* WGMMA_SPLIT_TAIL 1 (default): a problem without the causal mask on a _vt kernel whose last
+ * round of query tiles leaves blocks idle splits that round's key tiles evenly over the whole
+ * grid (split.cuh, sched_plan.cu fp8attn_wgmma_split_plan); 0: every tile is one block's (A/B
+ * builds; docs/PERF.md w62). */
+#ifndef WGMMA_SPLIT_TAIL
+#define WGMMA_SPLIT_TAIL 1
+#endif
+
 /* WGMMA_FUSED_VT 1 (default): the _vt kernels write V^T into the workspace themselves, in the
  * background (FUSED_VT below, vt_background.cuh), instead of after the V^T pass; 0: the pass
  * precedes every _vt kernel (A/B builds; docs/PERF.md w55). */
@@ -197,6 +205,10 @@ struct wg_config {
     static constexpr int OFF_O_FULL = OFF_BG_BAR + BG_BAR_BYTES; /* O_IN_RING's, one per stage */
     static constexpr int SMEM_USED = OFF_O_FULL + (O_IN_RING ? 8 * STAGES : 0);
     static constexpr int SMEM_BYTES = SMEM_USED + 1024; /* slack to align the dynamic base */
+    /* SPLIT_TAIL (WGMMA_SPLIT_TAIL): the kernel may run the split tail (split.cuh): a _vt kernel
+     * whose consumers take consume_tile's path (one Q stage: the cross-tile overlap hands O
+     * from tile to tile in registers, which a split tile's partial O would not fit) */
+    static constexpr bool SPLIT_TAIL = WGMMA_SPLIT_TAIL && VT_GLOBAL && Q_STAGES == 1;
     static_assert(SMEM_BYTES <= SMEM_MAX, "shared memory of one block");
 
     static_assert(D == 64 || D == 128 || D == 256, "head dim");
@@ -251,6 +263,20 @@ struct wgmma_params {
     int32_t vt_chunks, vt_chunks_per_head;
     fp8attn_fastdiv_t div_vt_chunks, div_h_kv; /* vt_chunks_per_head, h_kv */
     CUtensorMap tm_vt_store;
+    /* The split tail (C::SPLIT_TAIL kernels, split.cuh; split_units0 = n_units where none):
+     * units from split_units0 on are the tail's segments, two per block (unit split_units0 +
+     * s grid + b: block b's s-th); the tail is split_tiles query tiles of split_nk key tiles
+     * each, the tiles walk's units split_units0 on, and its split_tiles * split_nk key tiles go
+     * to the blocks in even ranges (block b's: [b W / grid, (b + 1) W / grid), W = split_w).
+     * split_part: each segment's partial O, row maximum and row sums (slot 2 b + s), and
+     * split_count: per split tile and consumer warp, the segments done; both in the workspace,
+     * the counts zeroed with the other counters. The plan keeps grid * split_w below 2^31, so
+     * the ranges take 32-bit multiply-shift divisions: by the grid (div_grid), split_w and
+     * split_nk. */
+    int32_t split_units0, split_tiles, split_nk, split_w;
+    fp8attn_fastdiv_t div_split_w, div_split_nk;
+    float *split_part;
+    int32_t *split_count;
 };
 
 #endif

@@ -95,17 +95,24 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, chunk ? chunk : C::BN, C::SW_D,
                                                     C::O_SMEM, &wp);
     if (st != FP8ATTN_OK) return st;
+    const int64_t tiles = (int64_t)wp.n_q_tiles * p->h_q * p->batch; /* < 2^31: pick() */
+    const int64_t slots = sm_count;
+    const bool persist = WGMMA_PERSISTENT;
+    /* the split tail (split.cuh): the plan the workspace's size made room for (wgmma_variant.cu),
+     * where this kernel can run it: a FUSED_VT kernel (the counters' clear zeroes its counts),
+     * persistent, with a workspace */
+    fp8attn_wgmma_split_t split;
+    const bool can_split = C::SPLIT_TAIL && C::FUSED_VT && persist && vt;
+    fp8attn_wgmma_split_plan(tiles, ((int64_t)p->seqlen_k + C::BN - 1) / C::BN, sm_count, C::BM,
+                             C::D, p->causal || !can_split, &split);
     if (vt) { /* the counters cleared for the kernel that writes V^T itself, or the pass */
         if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, chunk, &wp)) != FP8ATTN_OK ||
-            (st = chunk ? fp8attn_wgmma_vt_counters_clear(p, vt, stream)
+            (st = chunk ? fp8attn_wgmma_vt_counters_clear(p, &split, vt, stream)
                         : fp8attn_wgmma_vt_prepass_launch(p, vt, stream)) != FP8ATTN_OK)
             return st;
     } else {
         memset(&wp.tm_vt, 0, sizeof wp.tm_vt);
     }
-    const int64_t tiles = (int64_t)wp.n_q_tiles * p->h_q * p->batch; /* < 2^31: pick() */
-    const int64_t slots = sm_count;
-    const bool persist = WGMMA_PERSISTENT;
     const int64_t heads = (int64_t)p->h_q * p->batch;
     wp.walk = FP8ATTN_WGMMA_WALK_TILES;
     wp.pairs_per_head = 0;
@@ -128,6 +135,19 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     /* a head's units: its pairs, then its other tiles one by one (all of them one by one on the
      * tiles, snake and dynamic walks) */
     wp.n_units = (int32_t)((wp.n_q_tiles - wp.pairs_per_head) * heads);
+    wp.split_units0 = wp.n_units;
+    if (split.tiles > 0) { /* the tiles walk (no mask); the tail's units two per block */
+        wp.split_units0 = (int32_t)(tiles - split.tiles);
+        wp.split_tiles = split.tiles;
+        wp.split_nk = split.nk;
+        wp.split_w = (int32_t)split.w; /* grid * w < 2^31: the plan */
+        wp.div_split_w = fp8attn_fastdiv_make((uint32_t)split.w);
+        wp.div_split_nk = fp8attn_fastdiv_make((uint32_t)split.nk);
+        wp.div_grid = fp8attn_fastdiv_make((uint32_t)slots); /* the grid below */
+        wp.split_part = fp8attn_wgmma_split_part(p, &split, vt);
+        wp.split_count = fp8attn_wgmma_split_count(p, vt);
+        wp.n_units = (int32_t)(wp.split_units0 + 2 * slots); /* < tiles + 2 slots < 2^31 */
+    }
     const int64_t grid = persist && wp.n_units > slots ? slots : wp.n_units;
     if (wp.walk == FP8ATTN_WGMMA_WALK_SNAKE) wp.div_grid = fp8attn_fastdiv_make((uint32_t)grid);
     void *args[] = {(void *)&wp};
@@ -197,6 +217,8 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         return &e;                                                                                \
     }                                                                                             \
     extern "C" const int fp8attn_wgmma_rows_##NAME = CFG::BM;                                     \
+    extern "C" const int fp8attn_wgmma_split_bn_##NAME =                                          \
+        CFG_VT::SPLIT_TAIL && CFG_VT::FUSED_VT ? CFG_VT::BN : 0;                                  \
     extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p, void *vt,  \
                                                              int sm_count, fp8attn_stream_t s)    \
     {                                                                                             \

@@ -244,14 +244,15 @@ __device__ __forceinline__ void load_q_next(const wgmma_params &p, const wg_smem
 }
 
 /* The loads after key tile j's K of a query tile with n key tiles, the block's g-th first
- * (thread 0, PRE_VT or C::LOADER_WARP): K_{j+1}, then with PRE_VT V^T_j. */
+ * (thread 0, PRE_VT or C::LOADER_WARP): K_{j+1}, then with PRE_VT V^T_j. j counts from the
+ * tile's first key tile t.kt0 (a segment of the split tail starts past 0). */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_smem<C> &sm,
                                               const wg_tile &t, int j, int n, int g)
 {
     if (j + 1 < n) {
         wait_stage_free<C, PRE_VT>(sm, g + j + 1);
-        load_key_tile<C, PRE_VT>(p, sm, t, j + 1, g + j + 1);
+        load_key_tile<C, PRE_VT>(p, sm, t, t.kt0 + j + 1, g + j + 1);
     }
     if (PRE_VT) {
         if (C::FUSED_VT && j == 0) {
@@ -260,7 +261,7 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
             if (g == 0) trace_ld(0, 3);
         }
         mbar_wait(sm.vt_empty(ring_stage<C>(g + j)), ring_phase<C>(g + j) ^ 1);
-        load_vt<C>(p, sm, t, j, g + j);
+        load_vt<C>(p, sm, t, t.kt0 + j, g + j);
     }
 }
 
@@ -305,7 +306,7 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 const bool q_late = C::BG_FIRST && qi == 0;
                 if (C::Q_STAGES > 1 && !q_late) load_q_next<C>(p, sm, t, qi);
                 wait_stage_free<C, PRE_VT>(sm, g);
-                load_key_tile<C, PRE_VT>(p, sm, t, 0, g);
+                load_key_tile<C, PRE_VT>(p, sm, t, t.kt0, g);
                 if (q_late) mbar_wait(sm.bg_bar + C::BG_STARTED_BAR, 0);
                 if (C::Q_STAGES == 1 || q_late) load_q_next<C>(p, sm, t, qi);
                 qi++;

@@ -22,6 +22,7 @@
 #include "load.cuh"
 #include "mask.cuh"
 #include "softmax.cuh"
+#include "split.cuh"
 #include "trace.cuh"
 
 /* Named barriers 1 and 2 (0 is __syncthreads): consumer c waits on 1 + c before issuing, then
@@ -76,11 +77,13 @@ __device__ __forceinline__ float tile_scale_log2(const wgmma_params &p, const wg
 }
 
 /* The per-lane view of one query tile that the turns below need: this lane's first row (row_g
- * and row_g + 8), the warpgroup's first key tile that needs a mask (mask.cuh) and the tile's
- * scale. */
+ * and row_g + 8), the warpgroup's first key tile that needs a mask (mask.cuh), the tile's
+ * scale, and its first key tile kt0 (0 but in a segment of the split tail, split.cuh); the
+ * turns' j and jm count from kt0. */
 struct wg_rows {
     int row_g, jm;
     float sl2;
+    int kt0;
 };
 
 /* OVERLAP, the first key tile of a query tile (the block's g-th of the ring): S = Q.K_0^T alone,
@@ -105,7 +108,7 @@ __device__ __forceinline__ void overlap_first(const wgmma_params &p, const wg_sm
     reg_fence(s0);
     release(sm.k_empty(st), lane);
     if (n == 1) release(sm.q_empty(qs), lane);
-    mask_tile<C>(s0, p, 0, r.jm, r.row_g, lane & 3);
+    mask_tile<C>(s0, p, 0, r.jm, r.row_g, lane & 3, r.kt0);
     softmax_tile(s0, m, l, r.sl2, alpha);
     pack_p(s0, pa);
 }
@@ -152,7 +155,7 @@ __device__ __forceinline__ void overlap_turn(const wgmma_params &p, const wg_sme
     if (EARLY_TEST)
         ready = mbar_test(sm.k_full(ring_stage<C>(gj + 1)), ring_phase<C>(gj + 1)) &
                 mbar_test(sm.vt_full(st), ph);
-    mask_tile<C>(s, p, j, r.jm, r.row_g, lane & 3);
+    mask_tile<C>(s, p, j, r.jm, r.row_g, lane & 3, r.kt0);
     if (spec_exp<C>()) {
         /* where ptxas hoists the default path's wait to (below): P_{j-1}.V_{j-1} done, so pa is
          * free for the new P */
@@ -197,7 +200,8 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
     const int row_lo = t.q0 + 64 * c;             /* first row of this warpgroup */
     const int row_g = row_lo + 16 * w + (lane >> 2); /* this lane's rows: row_g, row_g + 8 */
     const float sl2 = tile_scale_log2(p, t);
-    const int jm = first_masked_tile<C>(p, row_lo); /* key tiles j >= jm need the mask */
+    /* key tiles t.kt0 + j, j >= jm, need the mask */
+    const int jm = first_masked_tile<C>(p, row_lo) - t.kt0;
 
     float o[C::D / 2];
 #pragma unroll
@@ -231,7 +235,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
                 trace_stamp(c, wtid, g + j, 2);
                 release(sm.k_empty(st), lane);
                 if (j == n - 1) release(sm.q_empty(qs), lane); /* the producer may reuse Q's stage */
-                mask_tile<C>(s, p, j, jm, row_g, tq);
+                mask_tile<C>(s, p, j, jm, row_g, tq, t.kt0);
                 softmax_tile(s, m, l, sl2, alpha);
                 rescale_o(o, alpha);
                 pack_p(s, pa);
@@ -250,7 +254,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
             }
         } else {
             if (PINGPONG && c == 1) turn_pass<true>(c); /* consumer 0 goes first */
-            const wg_rows r = {row_g, jm, sl2};
+            const wg_rows r = {row_g, jm, sl2, t.kt0};
             overlap_first<C, PINGPONG>(p, sm, q, qs, c, lane, g, n, r, m, l, pa);
             uint32_t ready = 0; /* this tile's two stages were seen full during the last one */
             for (int j = 1; j < n; j++)
@@ -271,6 +275,12 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
         }
     }
     trace_tile(c, wtid, qi, 2);
+    /* a segment of the split tail: its rows' partial O to the workspace; the warp that completes
+     * the tile merges the segments and writes the output (split.cuh). A segment without keys
+     * (TILE_NONE) writes nothing. */
+    if (C::SPLIT_TAIL && t.part != TILE_WHOLE &&
+        (t.part == TILE_NONE || !split_merge<C>(p, t, c, w, lane, o, m, l)))
+        return;
     /* O_IN_RING (config.cuh): O is staged over the stage of the tile's last key tile, so both
      * consumers' P.V reads of its V^T are done first (named barrier 3), and producer thread 0
      * stores it (load.cuh store_o). A tile without keys stores from registers and owes no
@@ -334,13 +344,13 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
         mbar_wait(sm.q_full(0), q_phase<C>(0));
         trace_tile(c, wtid, 0, 1);
         overlap_first<C, false>(p, sm, sm.q_tile(0), 0, c, lane, 0, t.n_kt,
-                                wg_rows{t.q0 + row_q, jm, sl2}, m, l, pa);
+                                wg_rows{t.q0 + row_q, jm, sl2, 0}, m, l, pa);
         uint32_t ready = 0; /* the next turn's two stages were seen full during this one */
         for (;;) {
             const int n = t.n_kt, qs = q_stage<C>(qi);
             const uint32_t q = sm.q_tile(qs);
             const int row_lo = t.q0 + 64 * c, row_g = t.q0 + row_q;
-            const wg_rows r = {row_g, jm, sl2};
+            const wg_rows r = {row_g, jm, sl2, 0};
             for (int j = 1; j < n; j++)
                 overlap_turn<C, false, SKIP_RESCALE>(p, sm, q, qs, c, wtid, g0, j, n, r, o, m, l,
                                                      pa, ready);

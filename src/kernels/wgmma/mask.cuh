@@ -42,13 +42,16 @@ __device__ __forceinline__ void apply_mask(float (&s)[C::BN / 2], int k0, int ro
     }
 }
 
-/* The mask of key tile j for this lane's rows, if the tile needs one (j >= jm, the warpgroup's
- * first_masked_tile). */
+/* The mask of key tile kt0 + j for this lane's rows, if the tile needs one (j >= jm: jm is the
+ * warpgroup's first_masked_tile - kt0; kt0 is 0 but in a segment of the split tail, whose key
+ * tiles start at kt0, split.cuh). */
 template <class C>
 __device__ __forceinline__ void mask_tile(float (&s)[C::BN / 2], const wgmma_params &p, int j, int jm,
-                                          int row_g, int t)
+                                          int row_g, int t, int kt0 = 0)
 {
-    if (j >= jm) apply_mask<C>(s, j * C::BN, row_g, t, p.seqlen_k, p.causal, p.seqlen_k - p.seqlen_q);
+    if (j >= jm)
+        apply_mask<C>(s, (kt0 + j) * C::BN, row_g, t, p.seqlen_k, p.causal,
+                      p.seqlen_k - p.seqlen_q);
 }
 
 #endif

@@ -41,7 +41,12 @@ struct wg_tile {
     int qt, hq, hk, b; /* query tile, query head, key/value head, batch */
     int q0;            /* first query row of the tile (negative: the causal partial tile) */
     int n_kt;          /* key tiles to visit: those holding a key some row of the tile sees */
+    int kt0;           /* the first of them (0 but in the split tail's segments) */
+    int part;          /* TILE_WHOLE, or a segment of the split tail (split.cuh): its slot, or
+                        * TILE_NONE for a segment with no key tile (neither side touches it) */
+    int sti;           /* a segment's split tile (the tail's index of its query tile) */
 };
+enum { TILE_WHOLE = -1, TILE_NONE = -2 };
 
 /* Walk DYNAMIC, a run-time choice of the kernels that have it (config.cuh DYNAMIC_WALK; the
  * others take the static walks only). */
@@ -91,12 +96,51 @@ __device__ __forceinline__ int snake_unit(const wgmma_params &p, int u)
     return (r & 1) && base <= p.n_units - g ? base + (base + g - 1 - u) : u; /* no overflow */
 }
 
+/* The split tail's key-tile ranges (p.split_w key tiles over the grid's blocks; the host's
+ * plan makes split_w >= gridDim.x, so no block's range is empty, and gridDim.x * split_w
+ * < 2^31): block b's first key tile, b <= gridDim.x. */
+__device__ __forceinline__ int split_range_start(const wgmma_params &p, int b)
+{
+    return fast_div(b * p.split_w, p.div_grid, gridDim.x);
+}
+
+/* The block whose range holds the tail's key tile i < split_w: the largest b with
+ * split_range_start(b) <= i. */
+__device__ __forceinline__ int split_block_of(const wgmma_params &p, int i)
+{
+    return fast_div((i + 1) * (int)gridDim.x - 1, p.div_split_w, p.split_w);
+}
+
 /* Tile k (0 or 1) of unit u. The divisions are multiply-shifts (kernels/fastdiv.h): every block's
  * producer and consumers compute this at the start of each query tile. */
 template <class C>
 __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k)
 {
     wg_tile t;
+    t.kt0 = 0;
+    t.part = TILE_WHOLE;
+    t.sti = 0;
+    int seg_n = -1; /* a segment's key tiles */
+    if (C::SPLIT_TAIL && u >= p.split_units0) {
+        /* segment s of block b: the part of block b's range in its first (s = 0) or second
+         * (s = 1) query tile of the tail (a range is shorter than a tile: it meets two at most) */
+        const int v = u - p.split_units0, s = v >= (int)gridDim.x, b = v - s * (int)gridDim.x;
+        const int lo = split_range_start(p, b), hi = split_range_start(p, b + 1);
+        int ti = fast_div(lo, p.div_split_nk, p.split_nk) + s;
+        const int t_lo = ti * p.split_nk; /* <= split_w */
+        const int k_lo = max(lo, t_lo), k_hi = min(hi, t_lo + p.split_nk);
+        if (k_hi <= k_lo || ti >= p.split_tiles) { /* block b's range lies in one tile */
+            t.part = TILE_NONE;
+            seg_n = 0;
+            ti = 0; /* any tile: nothing reads it */
+        } else if (k_hi - k_lo < p.split_nk) {
+            t.part = 2 * b + s;
+            t.sti = ti;
+            t.kt0 = k_lo - t_lo;
+            seg_n = k_hi - k_lo;
+        } /* else the range holds the whole tile: it runs as one */
+        u = p.split_units0 + ti; /* the tiles walk's unit of that query tile */
+    }
     int hb; /* head + h_q * batch */
     /* the kernels with the dynamic walk have no other causal walk, and it hands out tiles-walk
      * units (dynamic_unit below) */
@@ -124,6 +168,7 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
     int kv_end = p.seqlen_k; /* causal: query i sees keys j <= i + seqlen_k - seqlen_q */
     if (p.causal) kv_end = min(kv_end, t.q0 + C::BM + (p.seqlen_k - p.seqlen_q)); /* last row's, + 1 */
     t.n_kt = kv_end > 0 ? (kv_end + C::BN - 1) / C::BN : 0;
+    if (C::SPLIT_TAIL && seg_n >= 0) t.n_kt = seg_n;
     return t;
 }
 

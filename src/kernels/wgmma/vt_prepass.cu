@@ -113,15 +113,35 @@ static size_t counter_offset(const fp8attn_params_t *p)
     return (fp8attn_wgmma_vt_bytes(p) + 15) / 16 * 16;
 }
 
-/* The counters after it: unit counter, chunk counter, padding, then the ready counts. */
-static size_t counters_bytes(const fp8attn_params_t *p)
+/* The split tail's counts: one per split tile and consumer warp (none without a split). */
+static size_t split_counts(const fp8attn_wgmma_split_t *s)
 {
-    return 16 + ((size_t)p->batch * (size_t)p->h_kv * 4 + 15) / 16 * 16;
+    return s && s->tiles > 0 ? (size_t)s->tiles * (size_t)s->warps : 0;
 }
 
-size_t fp8attn_wgmma_ws_bytes(const fp8attn_params_t *p)
+/* The counters after it: unit counter, chunk counter, padding, then the ready counts and the
+ * split tail's counts. */
+static size_t counters_bytes(const fp8attn_params_t *p, const fp8attn_wgmma_split_t *s)
 {
-    return counter_offset(p) + counters_bytes(p);
+    return 16 + (((size_t)p->batch * (size_t)p->h_kv + split_counts(s)) * 4 + 15) / 16 * 16;
+}
+
+/* The split tail's slots: after the counters, 256-byte aligned. */
+static size_t split_part_offset(const fp8attn_params_t *p, const fp8attn_wgmma_split_t *s)
+{
+    return (counter_offset(p) + counters_bytes(p, s) + 255) / 256 * 256;
+}
+
+static size_t split_part_bytes(const fp8attn_wgmma_split_t *s)
+{
+    if (!s || s->tiles <= 0) return 0;
+    return 2 * (size_t)s->grid * (size_t)s->warps * 32 * (size_t)(s->d / 8 + 1) * 16;
+}
+
+size_t fp8attn_wgmma_ws_bytes(const fp8attn_params_t *p, const fp8attn_wgmma_split_t *s)
+{
+    if (split_part_bytes(s)) return split_part_offset(p, s) + split_part_bytes(s);
+    return counter_offset(p) + counters_bytes(p, s);
 }
 
 int32_t *fp8attn_wgmma_tile_counter(const fp8attn_params_t *p, void *ws)
@@ -137,6 +157,16 @@ int32_t *fp8attn_wgmma_vt_chunk_counter(const fp8attn_params_t *p, void *ws)
 int32_t *fp8attn_wgmma_vt_ready(const fp8attn_params_t *p, void *ws)
 {
     return fp8attn_wgmma_tile_counter(p, ws) + 4;
+}
+
+int32_t *fp8attn_wgmma_split_count(const fp8attn_params_t *p, void *ws)
+{
+    return fp8attn_wgmma_vt_ready(p, ws) + (size_t)p->batch * (size_t)p->h_kv;
+}
+
+float *fp8attn_wgmma_split_part(const fp8attn_params_t *p, const fp8attn_wgmma_split_t *s, void *ws)
+{
+    return (float *)((uint8_t *)ws + split_part_offset(p, s));
 }
 
 /* Zeroes the workspace's counters (n words) for the FUSED_VT kernel that follows it, which is
@@ -156,12 +186,14 @@ extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_vt_clear(void)
     return &e;
 }
 
-fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p, void *ws,
+fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p,
+                                                 const fp8attn_wgmma_split_t *s, void *ws,
                                                  fp8attn_stream_t stream)
 {
     int32_t *counters = fp8attn_wgmma_tile_counter(p, ws);
-    /* < 2^31: batch * h_kv <= V's bytes / 64, and the caller gave a workspace that holds V^T */
-    int n = (int)(counters_bytes(p) / 4);
+    /* < 2^31: batch * h_kv <= V's bytes / 64, and the caller gave a workspace that holds V^T;
+     * the split counts are fewer than the grid's blocks x 12 */
+    int n = (int)(counters_bytes(p, s) / 4);
     void *args[] = {(void *)&counters, (void *)&n};
     const cudaError_t e = cudaLaunchKernel((const void *)fp8attn_wgmma_vt_clear, dim3(1), dim3(128),
                                            args, 0, (cudaStream_t)stream);

@@ -77,27 +77,52 @@ extern "C"
 int fp8attn_wgmma_causal_walk(int n_q_tiles, int bm, int bn, int q_off, int seqlen_q,
                               int seqlen_k, int64_t heads, int grid, int *pairs_per_head);
 
+/* The split tail of a problem without the causal mask on a _vt kernel (split.cuh): its last
+ * round's `tiles` query tiles (0: no split) of nk key tiles each, w = tiles * nk key tiles in all,
+ * spread over `grid` blocks of `warps` consumer warps (BM / 16) at head dim d. */
+typedef struct {
+    int32_t tiles, nk, grid, warps, d;
+    int64_t w;
+} fp8attn_wgmma_split_t;
+
+/* The plan for `units` query tiles of nk key tiles each on `grid` blocks (BM rows, head dim d):
+ * split where the last round leaves blocks idle and the split round saves at least 2 % of the
+ * call by the model in sched_plan.cu; never under the causal mask or in WGMMA_SPLIT_TAIL=0
+ * builds. C linkage: tests/test_wgmma_sched.c calls it. */
+#ifdef __cplusplus
+extern "C"
+#endif
+void fp8attn_wgmma_split_plan(int64_t units, int64_t nk, int grid, int bm, int d, int causal,
+                              fp8attn_wgmma_split_t *out);
+
 /* The V^T of p in the workspace (vt_prepass.cu): SKP = seqlen_k rounded up to 32, the bytes it
  * takes, and the launch of the pass that writes it. */
 int64_t fp8attn_wgmma_vt_skp(const fp8attn_params_t *p);
 size_t fp8attn_wgmma_vt_bytes(const fp8attn_params_t *p);
 /* The whole workspace of a _vt kernel: V^T, then (16-byte aligned) the counters: the dynamic
  * walk's unit counter (zeroed by the pass, or with the others before a FUSED_VT kernel), the
- * FUSED_VT kernels' chunk counter, 8 bytes of padding, and one ready count per (batch, kv head)
- * pair (vt_background.cuh); the unit counter's address in workspace ws. */
-size_t fp8attn_wgmma_ws_bytes(const fp8attn_params_t *p);
+ * FUSED_VT kernels' chunk counter, 8 bytes of padding, one ready count per (batch, kv head)
+ * pair (vt_background.cuh), and with a split tail (s->tiles > 0; s may be NULL: none) one count
+ * per split tile and consumer warp; then (256-byte aligned) the split tail's slots, two per
+ * block: per consumer warp, 32 lanes x (D / 8 + 1) float4. The unit counter's address in
+ * workspace ws, and the others'. */
+size_t fp8attn_wgmma_ws_bytes(const fp8attn_params_t *p, const fp8attn_wgmma_split_t *s);
 int32_t *fp8attn_wgmma_tile_counter(const fp8attn_params_t *p, void *ws);
 int32_t *fp8attn_wgmma_vt_chunk_counter(const fp8attn_params_t *p, void *ws);
 int32_t *fp8attn_wgmma_vt_ready(const fp8attn_params_t *p, void *ws);
+int32_t *fp8attn_wgmma_split_count(const fp8attn_params_t *p, void *ws);
+float *fp8attn_wgmma_split_part(const fp8attn_params_t *p, const fp8attn_wgmma_split_t *s,
+                                void *ws);
 /* The V^T tensor maps of a _vt kernel whose V^T tiles are sw_n key bytes wide: tm_vt; with
  * chunk > 0 (a FUSED_VT kernel writing V^T in chunks of `chunk` keys: 64, the store box's row,
  * with the 64-byte swizzle) also tm_vt_store, and the chunk counts and counters (make_params
  * gave tm_v its `chunk`-row box); else those are zero. */
 fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt, int sw_n,
                                             int chunk, struct wgmma_params *out);
-/* Zeroes the counters of workspace ws (all of them: the one-block fp8attn_wgmma_vt_clear on
- * `stream`, whose programmatic dependent the _vt kernel is). */
-fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p, void *ws,
+/* Zeroes the counters of workspace ws (all of them, the split tail's of s too: the one-block
+ * fp8attn_wgmma_vt_clear on `stream`, whose programmatic dependent the _vt kernel is). */
+fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p,
+                                                 const fp8attn_wgmma_split_t *s, void *ws,
                                                  fp8attn_stream_t stream);
 fp8attn_status_t fp8attn_wgmma_vt_prepass_launch(const fp8attn_params_t *p, void *workspace,
                                                  fp8attn_stream_t stream);

@@ -14,6 +14,7 @@
 #define WGMMA_DECLARE(NAME)                                                                 \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME(void);              \
     extern "C" const int fp8attn_wgmma_rows_##NAME;                                         \
+    extern "C" const int fp8attn_wgmma_split_bn_##NAME;                                     \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vt(void);         \
     extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p,      \
                                                             void *vt, int sm_count,         \
@@ -71,6 +72,7 @@ typedef struct {
     const fp8attn_kernel_entry_t *(*entry)(void);    /* V transposed in shared memory */
     const fp8attn_kernel_entry_t *(*entry_vt)(void); /* V^T from the workspace */
     const int *rows; /* query rows per block */
+    const int *split_bn; /* its _vt kernel's key tile if that kernel may split the tail, else 0 */
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt, int sm_count,
                                fp8attn_stream_t s);
     int one_wave;      /* 1: runs problems whose grid of this instance fits in one wave */
@@ -81,20 +83,22 @@ typedef struct {
 /* instance_for_problem takes the first that fits: the ranges must not overlap per head dim */
 static const wgmma_instance_t k_instances[] = {
     {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, &fp8attn_wgmma_rows_hd64,
-     fp8attn_wgmma_launch_hd64, 0, {0, 0}, {0, 0}},
+     &fp8attn_wgmma_split_bn_hd64, fp8attn_wgmma_launch_hd64, 0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, &fp8attn_wgmma_rows_hd128,
-     fp8attn_wgmma_launch_hd128, 0, {0, 0}, {0, 0}},
+     &fp8attn_wgmma_split_bn_hd128, fp8attn_wgmma_launch_hd128, 0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
-     fp8attn_wgmma_launch_hd256, 0, {0, 0}, {0, 0}},
+     &fp8attn_wgmma_split_bn_hd256, fp8attn_wgmma_launch_hd256, 0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
-     &fp8attn_wgmma_rows_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE,
-     {0, WGMMA_HD64_M128_MAX_SK}, {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}},
+     &fp8attn_wgmma_rows_hd64_m128, &fp8attn_wgmma_split_bn_hd64_m128,
+     fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE, {0, WGMMA_HD64_M128_MAX_SK},
+     {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}},
     {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt,
-     &fp8attn_wgmma_rows_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, {0, 0},
-     {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}},
+     &fp8attn_wgmma_rows_hd64_n160, &fp8attn_wgmma_split_bn_hd64_n160,
+     fp8attn_wgmma_launch_hd64_n160, 0, {0, 0}, {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}},
     {fp8attn_wgmma_entry_hd128_n224, fp8attn_wgmma_entry_hd128_n224_vt,
-     &fp8attn_wgmma_rows_hd128_n224, fp8attn_wgmma_launch_hd128_n224, 0,
-     {WGMMA_HD128_N224_MIN_SK, INT32_MAX}, {WGMMA_HD128_N224_CAUSAL_MIN_SK, INT32_MAX}},
+     &fp8attn_wgmma_rows_hd128_n224, &fp8attn_wgmma_split_bn_hd128_n224,
+     fp8attn_wgmma_launch_hd128_n224, 0, {WGMMA_HD128_N224_MIN_SK, INT32_MAX},
+     {WGMMA_HD128_N224_CAUSAL_MIN_SK, INT32_MAX}},
 };
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
 
@@ -282,11 +286,17 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
     return repeats >= line;
 }
 
+/* With a workspace: V^T, the counters and, where the launch will split the tail (kernel.cuh
+ * wgmma_launch: the same plan), the tail's slots. */
 static size_t workspace_size(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
 {
-    return use_vt_pass(p, instance_for_problem(p, dev->sm_count), dev->sm_count)
-               ? fp8attn_wgmma_ws_bytes(p)
-               : 0;
+    const wgmma_instance_t *in = instance_for_problem(p, dev->sm_count);
+    if (!use_vt_pass(p, in, dev->sm_count)) return 0;
+    fp8attn_wgmma_split_t split;
+    const int bn = *in->split_bn;
+    fp8attn_wgmma_split_plan(grid_of(in, p), bn ? ((int64_t)p->seqlen_k + bn - 1) / bn : 0,
+                             dev->sm_count, *in->rows, p->head_dim, p->causal || !bn, &split);
+    return fp8attn_wgmma_ws_bytes(p, &split);
 }
 
 static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
