@@ -12,7 +12,8 @@ the caching allocator (outputs, workspaces) and never synchronises.
 On the GPU, attention asks the library how much scratch its kernel can use
 (fp8attn_forward_workspace_size: 0 except for the Hopper kernels on long sequences) and, when
 it is more than 0, passes that much from the caching allocator to fp8attn_forward_ws, which
-makes those kernels faster with the same output bit for bit.
+makes those kernels faster with the same output bit for bit, except where the kernel splits the
+last round of query tiles (no causal mask: the last bits differ, the error is the same).
 """
 import ctypes as C
 import threading
@@ -247,10 +248,11 @@ def _forward_cuda(addr, dev, stream):
     """fp8attn_forward_ws of the packed params at `addr` on `stream` (the current device must be
     the tensors' device `dev`), with a workspace of fp8attn_forward_workspace_size bytes when the
     kernel it picks can use one (the Hopper kernels on long sequences: V^T written once per call;
-    the output is the same bit for bit). The workspace comes from the caching allocator on dev's
-    current stream, which the kernel runs on: freed on return, its memory goes to later work of
-    that stream only, after this kernel in stream order; inside CUDA-graph capture it comes from
-    the graph's pool. No synchronisation. Returns the C status."""
+    the output is the same bit for bit, but where the last round of query tiles is split). The
+    workspace comes from the caching allocator on dev's current stream, which the kernel runs
+    on: freed on return, its memory goes to later work of that stream only, after this kernel in
+    stream order; inside CUDA-graph capture it comes from the graph's pool. No synchronisation.
+    Returns the C status."""
     global _forward_cuda
     L = lib()  # bound once the library is loaded
     size_of, forward_ws = L.fp8attn_forward_workspace_size, L.fp8attn_forward_ws

@@ -186,12 +186,14 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
  * fp8attn_wgmma_<NAME>_vt (CFG_VT, a VT_GLOBAL configuration with the same tile: V^T from the
  * workspace; the ring depth, register split and overlap switch may differ), their bodies only in
  * the sm_90a image; their table entries fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher
- * fp8attn_wgmma_launch_<NAME>(p, vt, sm_count, stream), which runs the second when vt != NULL. */
+ * fp8attn_wgmma_launch_<NAME>(p, vt, sm_count, stream), which runs the second when vt != NULL;
+ * fp8attn_wgmma_rows_<NAME> (BM) and fp8attn_wgmma_split_bn_<NAME> (the _vt kernel's BN if it
+ * may split the tail, else 0: the workspace's size, wgmma_variant.cu). */
 #define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)     \
     static_assert(CFG::BM == CFG_VT::BM && CFG::BN == CFG_VT::BN &&                               \
                       CFG::CONSUMERS == CFG_VT::CONSUMERS && CFG_VT::VT_GLOBAL && !CFG::VT_GLOBAL, \
                   "the two kernels of an instance share their tile (the outputs with and "        \
-                  "without a workspace are bit-identical)");                                      \
+                  "without a workspace are bit-identical, but a split tail's: split.cuh)");       \
     extern "C" __global__ void __launch_bounds__(CFG::THREADS, 1)                                 \
         fp8attn_wgmma_##NAME(const __grid_constant__ wgmma_params p)                              \
     {                                                                                             \
