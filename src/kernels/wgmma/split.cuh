@@ -72,10 +72,13 @@ __device__ __forceinline__ bool split_merge(const wgmma_params &p, const wg_tile
     const int b_lo = split_block_of(p, first), b_hi = split_block_of(p, first + p.split_nk - 1);
     int last = 0;
     int32_t *count = p.split_count + t.sti * (4 * C::CONSUMERS) + wi;
-    if (lane == 0) last = atomicAdd(count, 1) == b_hi - b_lo;
+    if (lane == 0) {
+        last = atomicAdd(count, 1) == b_hi - b_lo;
+        __threadfence(); /* the other segments' stores, seen through the count, before ... */
+    }
+    __syncwarp(); /* ... every lane's loads (the warp barrier orders memory among its lanes) */
     last = __shfl_sync(0xffffffffu, last, 0);
     if (!last) return false;
-    __threadfence(); /* the other segments' stores, seen through the count, before the loads */
     float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll 1
     for (int b = b_lo; b <= b_hi; b++) {
