@@ -171,6 +171,16 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_m128");
         p = problem(1, 4, 2048, 64); /* 16 repeats, but one wave: the pass would not pay */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_m128");
+        /* one wave without the mask, below the line: the workspace where the split tail pays
+         * (w63): 32 query tiles of 74 key tiles spread over every SM, against the V^T rounds */
+        p = problem(1, 8, 16384, 128);
+        p.seqlen_q = 512;
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
+        p.causal = 1; /* never split under the mask: 4 repeats */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224");
+        p = problem(2, 16, 4096, 128); /* 64 tiles of 19: the V^T rounds eat the gain */
+        p.seqlen_q = 256;
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224");
     }
     /* forced tiles, whatever the size */
     p = problem(1, 8, 512, 128);

@@ -169,9 +169,6 @@ int fp8attn_wgmma_section_heads(int64_t heads, int heads_per_kv, int64_t kv_head
  * empty) and grid * W stays below 2^31 (the kernel's 32-bit range arithmetic). On the H100 at
  * (1,16,16384,128), 68 tiles of 74 key tiles in the last of 16 rounds: 16 x 74 = 1184 against
  * 15 x 74 + 39 + 2 = 1151, 2.8 % less (docs/PERF.md w62). */
-#ifndef WGMMA_SPLIT_COST
-#define WGMMA_SPLIT_COST 2
-#endif
 #ifndef WGMMA_SPLIT_MIN_GAIN_PCT
 #define WGMMA_SPLIT_MIN_GAIN_PCT 2
 #endif

@@ -85,6 +85,12 @@ typedef struct {
     int64_t w;
 } fp8attn_wgmma_split_t;
 
+/* The split plan's cost of splitting, in key tiles of the busiest block: the segments' second
+ * tile boundary and the merge (sched_plan.cu). */
+#ifndef WGMMA_SPLIT_COST
+#define WGMMA_SPLIT_COST 2
+#endif
+
 /* The plan for `units` query tiles of nk key tiles each on `grid` blocks (BM rows, head dim d):
  * split where the last round leaves blocks idle and the split round saves at least 2 % of the
  * call by the model in sched_plan.cu; never under the causal mask or in WGMMA_SPLIT_TAIL=0

@@ -271,6 +271,27 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
 #ifndef WGMMA_VT_MIN_REPEATS_OTHER
 #define WGMMA_VT_MIN_REPEATS_OTHER 32 /* causal at hd64, or one wave */
 #endif
+/* The split tail's plan for p on `in` (split.cuh; none where its _vt kernel cannot split): the
+ * launch makes the same one (kernel.cuh wgmma_launch). */
+static void split_plan_of(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count,
+                          fp8attn_wgmma_split_t *split)
+{
+    const int bn = *in->split_bn;
+    fp8attn_wgmma_split_plan(grid_of(in, p), bn ? ((int64_t)p->seqlen_k + bn - 1) / bn : 0,
+                             sm_count, *in->rows, p->head_dim, p->causal || !bn, split);
+}
+
+/* WGMMA_SPLIT_ONE_WAVE_GAIN_PCT: a problem without the mask whose query tiles fit in one wave takes
+ * the workspace below the repeats' line where the split tail (which needs it) would spread its
+ * tiles' keys over the idle SMs, and cut the busiest block's time by at least this much: by
+ * sched_plan.cu's model in key tiles, plus the background's V^T, whose 64-key chunks the
+ * blocks' 2 x SMs background warps write in rounds that cost 1.3 x 224 / BN key tiles each
+ * (one point measured, (2,16,16,256,4096,128): 50.1 against 58.2 us, which the model puts at
+ * 19 against 12 + 11 key tiles; docs/PERF.md w63). 0: never (A/B builds). */
+#ifndef WGMMA_SPLIT_ONE_WAVE_GAIN_PCT
+#define WGMMA_SPLIT_ONE_WAVE_GAIN_PCT 25
+#endif
+
 static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count)
 {
     if (!in || p->h_kv > 65535 || p->batch > 65535) return false;
@@ -281,9 +302,19 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
         {WGMMA_VT_MIN_REPEATS_OTHER, WGMMA_VT_MIN_REPEATS_CAUSAL_HD128,
          WGMMA_VT_MIN_REPEATS_CAUSAL_HD256}};
     const int d = p->head_dim == 64 ? 0 : p->head_dim == 128 ? 1 : 2;
-    const int line = grid_of(in, p) > sm_count ? lines[p->causal ? 1 : 0][d]
-                                               : WGMMA_VT_MIN_REPEATS_OTHER;
-    return repeats >= line;
+    const bool one_wave = grid_of(in, p) <= sm_count;
+    const int line = !one_wave ? lines[p->causal ? 1 : 0][d] : WGMMA_VT_MIN_REPEATS_OTHER;
+    if (repeats >= line) return true;
+    if (!one_wave || !WGMMA_SPLIT_ONE_WAVE_GAIN_PCT) return false;
+    fp8attn_wgmma_split_t split; /* one wave: every tile is the tail's */
+    split_plan_of(p, in, sm_count, &split);
+    if (split.tiles == 0) return false;
+    const int64_t bn = *in->split_bn; /* > 0: the plan split */
+    const int64_t chunks = (int64_t)p->batch * p->h_kv * (((int64_t)p->seqlen_k + 63) / 64);
+    const int64_t rounds = (chunks + 2 * (int64_t)sm_count - 1) / (2 * (int64_t)sm_count);
+    const int64_t vt_kt = (rounds * 13 * 224 + 10 * bn - 1) / (10 * bn);
+    const int64_t split_kt = (split.w + sm_count - 1) / sm_count + WGMMA_SPLIT_COST + vt_kt;
+    return split_kt * 100 <= (int64_t)split.nk * (100 - WGMMA_SPLIT_ONE_WAVE_GAIN_PCT);
 }
 
 /* With a workspace: V^T, the counters and, where the launch will split the tail (kernel.cuh
@@ -293,9 +324,7 @@ static size_t workspace_size(const fp8attn_params_t *p, const fp8attn_device_inf
     const wgmma_instance_t *in = instance_for_problem(p, dev->sm_count);
     if (!use_vt_pass(p, in, dev->sm_count)) return 0;
     fp8attn_wgmma_split_t split;
-    const int bn = *in->split_bn;
-    fp8attn_wgmma_split_plan(grid_of(in, p), bn ? ((int64_t)p->seqlen_k + bn - 1) / bn : 0,
-                             dev->sm_count, *in->rows, p->head_dim, p->causal || !bn, &split);
+    split_plan_of(p, in, dev->sm_count, &split);
     return fp8attn_wgmma_ws_bytes(p, &split);
 }
 
