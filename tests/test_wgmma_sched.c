@@ -178,6 +178,30 @@ int main(void)
                 }
                 CHECK(covered == sp.w, "split ranges cover %lld of %lld", (long long)covered,
                       (long long)sp.w);
+                /* the merge's count (split.cuh): the blocks whose ranges meet tile ti are
+                 * exactly b_lo..b_hi of split_block_of's formula, ((i + 1) G - 1) / W, and each
+                 * meets it in its segment s = ti - (its first key tile) / nk, 0 or 1 */
+                for (int64_t ti = 0; ti < sp.tiles; ti++) {
+                    const int64_t first = ti * nk, last = first + nk - 1;
+                    const int64_t b_lo = ((first + 1) * grid - 1) / sp.w;
+                    const int64_t b_hi = ((last + 1) * grid - 1) / sp.w;
+                    int meets = 0, first_meet = -1, last_meet = -1, bad_seg = 0;
+                    for (int b = 0; b < grid; b++) {
+                        const int64_t lo = b * sp.w / grid, hi = (b + 1) * sp.w / grid;
+                        if (hi <= first || lo > last) continue;
+                        meets++;
+                        if (first_meet < 0) first_meet = b;
+                        last_meet = b;
+                        const int64_t s = ti - lo / nk;
+                        bad_seg |= s != 0 && s != 1;
+                    }
+                    CHECK(first_meet == b_lo && last_meet == b_hi && meets == b_hi - b_lo + 1 &&
+                              !bad_seg,
+                          "split_plan(%lld, %lld, %d): tile %lld met by blocks %d..%d (%d), the "
+                          "formula says %lld..%lld", (long long)units, (long long)nk, grid,
+                          (long long)ti, first_meet, last_meet, meets, (long long)b_lo,
+                          (long long)b_hi);
+                }
             }
     CHECK(splits_seen > 100, "the sweep met only %ld plans that split", splits_seen);
     printf("%s: %ld failure(s)\n", g_failures ? "FAIL" : "ok", g_failures);

@@ -78,9 +78,10 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
 }
 
 /* Host side of one instance: work units, grid, shared memory, launch. With a workspace (vt !=
- * NULL, at least fp8attn_wgmma_ws_bytes(p) bytes, checked by the caller) the "_vt" kernel k runs
- * and reads V^T there: its background warps write it (FUSED_VT, after the counters' clear), or
- * the V^T pass first; otherwise the kernel that transposes in shared memory.
+ * NULL, at least fp8attn_wgmma_ws_bytes(p, split) bytes for the split plan below, checked by
+ * the caller) the "_vt" kernel k runs and reads V^T there: its background warps write it
+ * (FUSED_VT, after the counters' clear), or the V^T pass first; otherwise the kernel that
+ * transposes in shared memory.
  * Causal problems of at least two waves take their tiles from a counter on the _vt kernels but
  * hd256's (the dynamic walk), else pair their query tiles or walk them in snake order
  * (scheduler.cuh, sched_plan.cu); the grid is one block per SM, or one per unit where there are
@@ -146,7 +147,8 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         wp.div_grid = fp8attn_fastdiv_make((uint32_t)slots); /* the grid below */
         wp.split_part = fp8attn_wgmma_split_part(p, &split, vt);
         wp.split_count = fp8attn_wgmma_split_count(p, vt);
-        wp.n_units = (int32_t)(wp.split_units0 + 2 * slots); /* < tiles + 2 slots < 2^31 */
+        /* tiles + 2 slots: below 2^31 for any Q that fits in memory (2^31 tiles of 64 rows) */
+        wp.n_units = (int32_t)(wp.split_units0 + 2 * slots);
     }
     const int64_t grid = persist && wp.n_units > slots ? slots : wp.n_units;
     if (wp.walk == FP8ATTN_WGMMA_WALK_SNAKE) wp.div_grid = fp8attn_fastdiv_make((uint32_t)grid);

@@ -123,7 +123,8 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
     int seg_n = -1; /* a segment's key tiles */
     if (C::SPLIT_TAIL && u >= p.split_units0) {
         /* segment s of block b: the part of block b's range in its first (s = 0) or second
-         * (s = 1) query tile of the tail (a range is shorter than a tile: it meets two at most) */
+         * (s = 1) query tile of the tail (a range is no longer than a tile: it meets two at
+         * most) */
         const int v = u - p.split_units0, s = v >= (int)gridDim.x, b = v - s * (int)gridDim.x;
         const int lo = split_range_start(p, b), hi = split_range_start(p, b + 1);
         int ti = fast_div(lo, p.div_split_nk, p.split_nk) + s;

@@ -6,12 +6,12 @@
  * 4.6 % of the call's SM time (docs/PERF.md w62). The plan keeps the full rounds as they are
  * (units below p.split_units0) and spreads the last round's key tiles evenly over all G blocks:
  * block b takes the tail's key tiles [b W / G, (b + 1) W / G), W = tail tiles x key tiles per
- * tile, in at most two segments (its range is shorter than a tile, so it meets two at most;
+ * tile, in at most two segments (its range is no longer than a tile, so it meets two at most;
  * scheduler.cuh unit_tile). A segment runs like a tile of its own (its own m, l and O from its
  * first key tile on) and ends here instead of in the epilogue:
  *   - each consumer warp writes its 16 rows' partial O (fp32, the accumulator as it is), row
- *     maxima and row-sum shares to the segment's slot in the workspace, fences, and counts
- *     itself on the tile's counter for that warp (one atomic by lane 0);
+ *     maxima and row-sum shares to the segment's slot in the workspace; after __syncwarp its
+ *     lane 0 fences and counts the warp on the tile's counter for that warp (one atomic);
  *   - the warp that counts last (the tile's segments are known: the blocks whose ranges meet
  *     it) reads every segment's slot, in segment order, and merges them: m = the largest m,
  *     O = sum of 2^(m_s - m) O_s, l likewise; then the usual epilogue writes O and the LSE.
@@ -65,14 +65,13 @@ __device__ __forceinline__ bool split_merge(const wgmma_params &p, const wg_tile
     for (int i = 0; i < C::D / 8; i++)
         mine[32 * i] = make_float4(o[4 * i], o[4 * i + 1], o[4 * i + 2], o[4 * i + 3]);
     mine[32 * (F4 - 1)] = make_float4(m[0], m[1], l[0], l[1]);
-    __threadfence(); /* every lane's stores, before lane 0's count (the CUDA threadFenceReduction
-                      * sample's order) */
-    __syncwarp();
+    __syncwarp(); /* every lane's stores happen before lane 0's fence, which releases them ... */
     const int first = t.sti * p.split_nk;
     const int b_lo = split_block_of(p, first), b_hi = split_block_of(p, first + p.split_nk - 1);
     int last = 0;
     int32_t *count = p.split_count + t.sti * (4 * C::CONSUMERS) + wi;
     if (lane == 0) {
+        __threadfence(); /* ... to the device before the count */
         last = atomicAdd(count, 1) == b_hi - b_lo;
         __threadfence(); /* the other segments' stores, seen through the count, before ... */
     }
