@@ -104,6 +104,12 @@ __device__ __forceinline__ int split_range_start(const wgmma_params &p, int b)
     return fast_div(b * p.split_w, p.div_grid, gridDim.x);
 }
 
+/* The tail's query tile that holds key tile i < split_w (split_w = split_tiles x split_nk). */
+__device__ __forceinline__ int split_tile_of(const wgmma_params &p, int i)
+{
+    return fast_div(i, p.div_split_nk, p.split_nk);
+}
+
 /* The block whose range holds the tail's key tile i < split_w: the largest b with
  * split_range_start(b) <= i. */
 __device__ __forceinline__ int split_block_of(const wgmma_params &p, int i)
@@ -127,7 +133,7 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
          * most) */
         const int v = u - p.split_units0, s = v >= (int)gridDim.x, b = v - s * (int)gridDim.x;
         const int lo = split_range_start(p, b), hi = split_range_start(p, b + 1);
-        int ti = fast_div(lo, p.div_split_nk, p.split_nk) + s;
+        int ti = split_tile_of(p, lo) + s;
         const int t_lo = ti * p.split_nk; /* <= split_w */
         const int k_lo = max(lo, t_lo), k_hi = min(hi, t_lo + p.split_nk);
         if (k_hi <= k_lo || ti >= p.split_tiles) { /* block b's range lies in one tile */

@@ -47,7 +47,7 @@ __device__ __forceinline__ float4 *split_slot(const wgmma_params &p, int slot, i
 /* The slot of block b's segment in split tile ti. */
 __device__ __forceinline__ int split_slot_index(const wgmma_params &p, int b, int ti)
 {
-    return 2 * b + (fast_div(split_range_start(p, b), p.div_split_nk, p.split_nk) == ti ? 0 : 1);
+    return 2 * b + (split_tile_of(p, split_range_start(p, b)) == ti ? 0 : 1);
 }
 
 /* Consumer c's warp w at the end of segment t (t.part: its slot) with its rows' o, m, l: writes

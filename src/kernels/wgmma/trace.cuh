@@ -66,12 +66,10 @@ __device__ __forceinline__ void trace_stamp(int c, int wtid, int tile, int point
 __device__ __forceinline__ void trace_bg(int w, int lane, int n, int point, int c)
 {
 #if WGMMA_TRACE
-    if (lane == 0 && blockIdx.x < TRACE_BLOCKS && n < TRACE_CHUNKS && w < 2) {
-        uint64_t t;
-        asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-        g_wg_trace_bg[blockIdx.x][w][n][point] = t;
-        g_wg_trace_bg[blockIdx.x][w][n][4] = (uint64_t)c;
-    }
+    const bool in_range = n < TRACE_CHUNKS && w < 2;
+    uint64_t *row = g_wg_trace_bg[blockIdx.x % TRACE_BLOCKS][w & 1][n % TRACE_CHUNKS];
+    trace_store(lane, in_range, &row[point]);
+    if (lane == 0 && blockIdx.x < TRACE_BLOCKS && in_range) row[4] = (uint64_t)c;
 #else
     (void)w, (void)lane, (void)n, (void)point, (void)c;
 #endif
