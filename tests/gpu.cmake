@@ -26,3 +26,6 @@ endif()
 add_test(NAME gpu_sanitize COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_sanitize.sh $<TARGET_FILE:fp8attn_cli>)
 set_tests_properties(gpu_sanitize PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 fp8attn_c_test(test_gpu_dispatch test_gpu_dispatch.c)
+if(TARGET fp8attn_wgmma) # it also calls a wgmma launcher with split plans that are not its own
+  target_compile_definitions(test_gpu_dispatch PRIVATE FP8ATTN_HAVE_WGMMA=1)
+endif()

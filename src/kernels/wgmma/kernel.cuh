@@ -78,17 +78,19 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
 }
 
 /* Host side of one instance: work units, grid, shared memory, launch. With a workspace (vt !=
- * NULL, at least fp8attn_wgmma_ws_bytes(p, split) bytes for the split plan below, checked by
- * the caller) the "_vt" kernel k runs and reads V^T there: its background warps write it
- * (FUSED_VT, after the counters' clear), or the V^T pass first; otherwise the kernel that
- * transposes in shared memory.
+ * NULL, at least fp8attn_wgmma_ws_bytes(p, split) bytes, checked by the caller) the "_vt" kernel
+ * k runs and reads V^T there: its background warps write it (FUSED_VT, after the counters' clear),
+ * or the V^T pass first; otherwise the kernel that transposes in shared memory. split: the
+ * dispatcher's plan for the split tail (wgmma_variant.cu split_plan_of, the plan the workspace's
+ * size made room for; NULL or no tiles: none), refused unless it is this kernel's.
  * Causal problems of at least two waves take their tiles from a counter on the _vt kernels but
  * hd256's (the dynamic walk), else pair their query tiles or walk them in snake order
  * (scheduler.cuh, sched_plan.cu); the grid is one block per SM, or one per unit where there are
  * fewer. */
 template <class C>
 static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8attn_params_t *p,
-                                     void *vt, int sm_count, fp8attn_stream_t stream)
+                                     void *vt, const fp8attn_wgmma_split_t *plan, int sm_count,
+                                     fp8attn_stream_t stream)
 {
     wgmma_params wp;
     /* FUSED_VT: the kernel's background reads V in chunks (vt_background.cuh) */
@@ -99,13 +101,22 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     const int64_t tiles = (int64_t)wp.n_q_tiles * p->h_q * p->batch; /* < 2^31: pick() */
     const int64_t slots = sm_count;
     const bool persist = WGMMA_PERSISTENT;
-    /* the split tail (split.cuh): the plan the workspace's size made room for (wgmma_variant.cu),
-     * where this kernel can run it: a FUSED_VT kernel (the counters' clear zeroes its counts),
-     * persistent, with a workspace */
+    /* the split tail (split.cuh), where this kernel can run it: a FUSED_VT kernel (the counters'
+     * clear zeroes its counts), persistent, with a workspace, no mask; the plan's tail of query
+     * tiles of ceil(seqlen_k / BN) key tiles each on one block per SM */
     fp8attn_wgmma_split_t split;
-    const bool can_split = C::SPLIT_TAIL && C::FUSED_VT && persist && vt;
-    fp8attn_wgmma_split_plan(tiles, ((int64_t)p->seqlen_k + C::BN - 1) / C::BN, sm_count, C::BM,
-                             C::D, p->causal || !can_split, &split);
+    memset(&split, 0, sizeof split);
+    if (plan && plan->tiles > 0) {
+        const bool can_split = C::SPLIT_TAIL && C::FUSED_VT && persist && vt && !p->causal;
+        if (!can_split || plan->nk != ((int64_t)p->seqlen_k + C::BN - 1) / C::BN ||
+            plan->grid != sm_count || plan->warps != C::BM / 16 || plan->d != C::D ||
+            plan->tiles > tiles || plan->w != (int64_t)plan->tiles * plan->nk)
+            return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT,
+                                "wgmma: %s cannot run the split plan of %d query tiles x %d key "
+                                "tiles on %d blocks",
+                                k->symbol, plan->tiles, plan->nk, plan->grid);
+        split = *plan;
+    }
     if (vt) { /* the counters cleared for the kernel that writes V^T itself, or the pass */
         if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, chunk, &wp)) != FP8ATTN_OK ||
             (st = chunk ? fp8attn_wgmma_vt_counters_clear(p, &split, vt, stream)
@@ -188,9 +199,9 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
  * fp8attn_wgmma_<NAME>_vt (CFG_VT, a VT_GLOBAL configuration with the same tile: V^T from the
  * workspace; the ring depth, register split and overlap switch may differ), their bodies only in
  * the sm_90a image; their table entries fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher
- * fp8attn_wgmma_launch_<NAME>(p, vt, sm_count, stream), which runs the second when vt != NULL;
- * fp8attn_wgmma_rows_<NAME> (BM) and fp8attn_wgmma_split_bn_<NAME> (the _vt kernel's BN if it
- * may split the tail, else 0: the workspace's size, wgmma_variant.cu). */
+ * fp8attn_wgmma_launch_<NAME>(p, vt, split, sm_count, stream), which runs the second when
+ * vt != NULL; fp8attn_wgmma_rows_<NAME> (BM) and fp8attn_wgmma_split_bn_<NAME> (the _vt kernel's
+ * BN if its launch may split the tail, else 0: the dispatcher's split plan, wgmma_variant.cu). */
 #define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)     \
     static_assert(CFG::BM == CFG_VT::BM && CFG::BN == CFG_VT::BN &&                               \
                       CFG::CONSUMERS == CFG_VT::CONSUMERS && CFG_VT::VT_GLOBAL && !CFG::VT_GLOBAL, \
@@ -222,12 +233,14 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     }                                                                                             \
     extern "C" const int fp8attn_wgmma_rows_##NAME = CFG::BM;                                     \
     extern "C" const int fp8attn_wgmma_split_bn_##NAME =                                          \
-        CFG_VT::SPLIT_TAIL && CFG_VT::FUSED_VT ? CFG_VT::BN : 0;                                  \
-    extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p, void *vt,  \
-                                                             int sm_count, fp8attn_stream_t s)    \
+        CFG_VT::SPLIT_TAIL && CFG_VT::FUSED_VT && WGMMA_PERSISTENT ? CFG_VT::BN : 0;              \
+    extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(                                      \
+        const fp8attn_params_t *p, void *vt, const fp8attn_wgmma_split_t *split, int sm_count,    \
+        fp8attn_stream_t s)                                                                       \
     {                                                                                             \
-        return vt ? wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, sm_count, s)   \
-                  : wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, NULL, sm_count, s);        \
+        return vt ? wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, split,         \
+                                         sm_count, s)                                             \
+                  : wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, NULL, split, sm_count, s); \
     }
 
 /* The kernel body is compiled only where wgmma and setmaxnreg exist (the sm_90a pass). */

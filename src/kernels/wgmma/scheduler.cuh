@@ -136,7 +136,9 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
         int ti = split_tile_of(p, lo) + s;
         const int t_lo = ti * p.split_nk; /* <= split_w */
         const int k_lo = max(lo, t_lo), k_hi = min(hi, t_lo + p.split_nk);
-        if (k_hi <= k_lo || ti >= p.split_tiles) { /* block b's range lies in one tile */
+        /* block b's range lies in one tile (ti = split_tiles lands here too: t_lo = split_w >=
+         * hi) */
+        if (k_hi <= k_lo) {
             t.part = TILE_NONE;
             seg_n = 0;
             ti = 0; /* any tile: nothing reads it */

@@ -6,6 +6,7 @@
  * goes through the workspace (use_vt_pass). */
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../../internal.h"
 #include "../kernels.h"
@@ -16,9 +17,9 @@
     extern "C" const int fp8attn_wgmma_rows_##NAME;                                         \
     extern "C" const int fp8attn_wgmma_split_bn_##NAME;                                     \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vt(void);         \
-    extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(const fp8attn_params_t *p,      \
-                                                            void *vt, int sm_count,         \
-                                                            fp8attn_stream_t s);
+    extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(                                \
+        const fp8attn_params_t *p, void *vt, const fp8attn_wgmma_split_t *split, int sm_count, \
+        fp8attn_stream_t s);
 WGMMA_DECLARE(hd64)
 WGMMA_DECLARE(hd128)
 WGMMA_DECLARE(hd256)
@@ -73,7 +74,8 @@ typedef struct {
     const fp8attn_kernel_entry_t *(*entry_vt)(void); /* V^T from the workspace */
     const int *rows; /* query rows per block */
     const int *split_bn; /* its _vt kernel's key tile if that kernel may split the tail, else 0 */
-    fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt, int sm_count,
+    fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt,
+                               const fp8attn_wgmma_split_t *split, int sm_count,
                                fp8attn_stream_t s);
     int one_wave;      /* 1: runs problems whose grid of this instance fits in one wave */
     sk_range_t plain;  /* runs problems without the causal mask whose seqlen_k is in the range */
@@ -271,8 +273,8 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
 #ifndef WGMMA_VT_MIN_REPEATS_OTHER
 #define WGMMA_VT_MIN_REPEATS_OTHER 32 /* causal at hd64, or one wave */
 #endif
-/* The split tail's plan for p on `in` (split.cuh; none where its _vt kernel cannot split): the
- * launch makes the same one (kernel.cuh wgmma_launch). */
+/* The split tail's plan for p on `in` (split.cuh; none where its _vt kernel's launch cannot
+ * split): the one plan behind the workspace's size, the one-wave rule and the launch. */
 static void split_plan_of(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count,
                           fp8attn_wgmma_split_t *split)
 {
@@ -285,12 +287,15 @@ static void split_plan_of(const fp8attn_params_t *p, const wgmma_instance_t *in,
  * the workspace below the repeats' line where the split tail (which needs it) would spread its
  * tiles' keys over the idle SMs, and cut the busiest block's time by at least this much: by
  * sched_plan.cu's model in key tiles, plus the background's V^T, whose 64-key chunks the
- * blocks' 2 x SMs background warps write in rounds that cost 1.3 x 224 / BN key tiles each
- * (one point measured, (2,16,16,256,4096,128): 50.1 against 58.2 us, which the model puts at
- * 19 against 12 + 11 key tiles; docs/PERF.md w63). 0: never (A/B builds). */
+ * blocks' 2 x SMs background warps write in rounds that cost as much as
+ * VT_ROUND_TENTHS / 10 key tiles of VT_ROUND_BN keys each, i.e. 1.3 x 224 / BN key tiles of the
+ * kernel's BN (fitted to one point, (2,16,16,256,4096,128): 50.1 against 58.2 us, which the model
+ * puts at 19 against 12 + 11 key tiles; docs/PERF.md w63). 0: never (A/B builds). */
 #ifndef WGMMA_SPLIT_ONE_WAVE_GAIN_PCT
 #define WGMMA_SPLIT_ONE_WAVE_GAIN_PCT 25
 #endif
+#define WGMMA_VT_ROUND_TENTHS 13
+#define WGMMA_VT_ROUND_BN 224
 
 static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count)
 {
@@ -312,7 +317,7 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
     const int64_t bn = *in->split_bn; /* > 0: the plan split */
     const int64_t chunks = (int64_t)p->batch * p->h_kv * (((int64_t)p->seqlen_k + 63) / 64);
     const int64_t rounds = (chunks + 2 * (int64_t)sm_count - 1) / (2 * (int64_t)sm_count);
-    const int64_t vt_kt = (rounds * 13 * 224 + 10 * bn - 1) / (10 * bn);
+    const int64_t vt_kt = (rounds * WGMMA_VT_ROUND_TENTHS * WGMMA_VT_ROUND_BN + 10 * bn - 1) / (10 * bn);
     const int64_t split_kt = (split.w + sm_count - 1) / sm_count + WGMMA_SPLIT_COST + vt_kt;
     return split_kt * 100 <= (int64_t)split.nk * (100 - WGMMA_SPLIT_ONE_WAVE_GAIN_PCT);
 }
@@ -333,8 +338,13 @@ static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_i
 {
     fp8attn_status_t st;
     const wgmma_instance_t *in = pick(p, dev, &st);
-    /* a workspace comes only where workspace_size() asked for one, i.e. where use_vt_pass holds */
-    return in ? in->launch(p, workspace, dev->sm_count, stream) : st;
+    if (!in) return st;
+    /* a workspace comes only where workspace_size() asked for one, i.e. where use_vt_pass holds,
+     * and then with room for this plan */
+    fp8attn_wgmma_split_t split;
+    memset(&split, 0, sizeof split);
+    if (workspace) split_plan_of(p, in, dev->sm_count, &split);
+    return in->launch(p, workspace, &split, dev->sm_count, stream);
 }
 
 static const fp8attn_kernel_entry_t *kernel_for(const fp8attn_params_t *p,
