@@ -218,6 +218,13 @@ int main(void)
         p = problem(2, 16, 4096, 128); /* 64 tiles of 19: the V^T rounds eat the gain */
         p.seqlen_q = 256;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224");
+        /* the line at a model gain of 10 % (w65): 64 tiles of 37 key tiles, 31 split (16 %),
+         * against 64 tiles of 19, 18 split (5 %) */
+        p = problem(1, 16, 8192, 128);
+        p.seqlen_q = 512;
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
+        p.seqlen_k = 4096;
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224");
 #ifdef FP8ATTN_HAVE_WGMMA
         expect_split_refused();
 #endif

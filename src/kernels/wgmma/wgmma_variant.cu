@@ -290,9 +290,12 @@ static void split_plan_of(const fp8attn_params_t *p, const wgmma_instance_t *in,
  * blocks' 2 x SMs background warps write in rounds that cost as much as
  * VT_ROUND_TENTHS / 10 key tiles of VT_ROUND_BN keys each, i.e. 1.3 x 224 / BN key tiles of the
  * kernel's BN (fitted to one point, (2,16,16,256,4096,128): 50.1 against 58.2 us, which the model
- * puts at 19 against 12 + 11 key tiles; docs/PERF.md w63). 0: never (A/B builds). */
+ * puts at 19 against 12 + 11 key tiles; docs/PERF.md w63). The line: H100, split / unsplit time
+ * against the model's gain (w65): 5 % 0.95, 16 % 0.87 and 0.91, 20 % 0.84, 21 % 0.85, 26-32 %
+ * 0.73-0.91 at hd128; 17 % 0.89, 22 % 1.00, 31 % 0.99 at hd256 (whose V^T chunks cost twice
+ * hd128's, which the model does not count). 0: never (A/B builds). */
 #ifndef WGMMA_SPLIT_ONE_WAVE_GAIN_PCT
-#define WGMMA_SPLIT_ONE_WAVE_GAIN_PCT 25
+#define WGMMA_SPLIT_ONE_WAVE_GAIN_PCT 10
 #endif
 #define WGMMA_VT_ROUND_TENTHS 13
 #define WGMMA_VT_ROUND_BN 224
