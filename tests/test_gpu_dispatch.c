@@ -14,10 +14,7 @@
 #include "test_util.h"
 #ifdef FP8ATTN_HAVE_WGMMA
 #include "kernels/wgmma/wgmma_host.h"
-/* the launcher of hd128_n224 (kernel.cuh FP8ATTN_WGMMA_INSTANCE) */
-fp8attn_status_t fp8attn_wgmma_launch_hd128_n224(const fp8attn_params_t *p, void *vt,
-                                                 const fp8attn_wgmma_split_t *split, int sm_count,
-                                                 fp8attn_stream_t s);
+FP8ATTN_WGMMA_LAUNCH_DECL(hd128_n224);
 #endif
 
 static fp8attn_params_t problem(int b, int h, int s, int d)
@@ -51,28 +48,32 @@ static void expect_kernel(const fp8attn_params_t *p, const char *variant, const 
 #ifdef FP8ATTN_HAVE_WGMMA
 /* The launcher takes the dispatcher's split plan (wgmma_variant.cu split_plan_of) and refuses
  * one that is not its kernel's, before it launches anything: each plan below is
- * hd128_n224_vt's plan for (1,16,16384,128) on 132 SMs (68 tiles of 74 key tiles) with one field
- * wrong, or the right plan where the kernel cannot split (the mask, no workspace). The pointers
- * are never dereferenced: a launch would fault. */
+ * hd128_n224_vt's plan for (1,16,16384,128) on 132 SMs (2048 tiles: a last round of 68 tiles of
+ * 74 key tiles) with one field wrong, or the right plan where the kernel cannot split (the
+ * mask, no workspace). The pointers are never dereferenced: a launch would fault. */
 static void expect_split_refused(void)
 {
     fp8attn_params_t p = problem(1, 16, 16384, 128);
     void *ws = (void *)(uintptr_t)(6ull << 32);
-    fp8attn_wgmma_split_t good = {68, 74, 132, 8, 128, 68 * 74};
-    for (int i = 0; i < 7; i++) {
+    const fp8attn_wgmma_split_t good = {.tiles = 68, .nk = 74, .grid = 132, .warps = 8,
+                                        .d = 128, .w = 68 * 74};
+    for (int i = 0; i < 8; i++) {
         fp8attn_wgmma_split_t s = good;
         void *vt = ws;
         p.causal = 0;
-        if (i == 0) s.nk = 73;
+        if (i == 0) s.nk = 73, s.w = 68 * 73;
         if (i == 1) s.grid = 114;
         if (i == 2) s.warps = 12;
         if (i == 3) s.d = 64;
         if (i == 4) s.w = 68 * 73;
-        if (i == 5) p.causal = 1;
-        if (i == 6) vt = NULL;
+        if (i == 5) s.tiles = 67, s.w = 67 * 74; /* not the last round's count */
+        if (i == 6) p.causal = 1;
+        if (i == 7) vt = NULL;
+        char want[96];
+        snprintf(want, sizeof want, "cannot run the split plan of %d query tiles x %d key tiles on "
+                 "%d blocks", s.tiles, s.nk, s.grid);
         const fp8attn_status_t st = fp8attn_wgmma_launch_hd128_n224(&p, vt, &s, 132, NULL);
-        CHECK(st == FP8ATTN_ERR_INVALID_ARGUMENT &&
-                  strstr(fp8attn_last_error(), "cannot run the split plan") != NULL,
+        CHECK(st == FP8ATTN_ERR_INVALID_ARGUMENT && strstr(fp8attn_last_error(), want) != NULL,
               "split plan %d: status %d, '%s'", i, (int)st, fp8attn_last_error());
     }
 }

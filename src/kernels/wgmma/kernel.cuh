@@ -78,11 +78,12 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
 }
 
 /* Host side of one instance: work units, grid, shared memory, launch. With a workspace (vt !=
- * NULL, at least fp8attn_wgmma_ws_bytes(p, split) bytes, checked by the caller) the "_vt" kernel
+ * NULL, at least fp8attn_wgmma_ws_bytes(p, plan) bytes, checked by the caller) the "_vt" kernel
  * k runs and reads V^T there: its background warps write it (FUSED_VT, after the counters' clear),
- * or the V^T pass first; otherwise the kernel that transposes in shared memory. split: the
+ * or the V^T pass first; otherwise the kernel that transposes in shared memory. plan: the
  * dispatcher's plan for the split tail (wgmma_variant.cu split_plan_of, the plan the workspace's
- * size made room for; NULL or no tiles: none), refused unless it is this kernel's.
+ * size made room for; NULL or no tiles: none), refused unless it is the plan
+ * fp8attn_wgmma_split_plan makes for this kernel on sm_count blocks.
  * Causal problems of at least two waves take their tiles from a counter on the _vt kernels but
  * hd256's (the dynamic walk), else pair their query tiles or walk them in snake order
  * (scheduler.cuh, sched_plan.cu); the grid is one block per SM, or one per unit where there are
@@ -108,9 +109,13 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     memset(&split, 0, sizeof split);
     if (plan && plan->tiles > 0) {
         const bool can_split = C::SPLIT_TAIL && C::FUSED_VT && persist && vt && !p->causal;
+        /* the last round's tiles of nk key tiles each, w >= the grid (no block's range is
+         * empty, split.cuh's merge counts on it), grid * w < 2^31 (scheduler.cuh's 32-bit
+         * ranges) */
         if (!can_split || plan->nk != ((int64_t)p->seqlen_k + C::BN - 1) / C::BN ||
             plan->grid != sm_count || plan->warps != C::BM / 16 || plan->d != C::D ||
-            plan->tiles > tiles || plan->w != (int64_t)plan->tiles * plan->nk)
+            plan->tiles != tiles % sm_count || plan->w != (int64_t)plan->tiles * plan->nk ||
+            plan->w < sm_count || plan->w * sm_count >= INT32_MAX)
             return fp8attn_fail(FP8ATTN_ERR_INVALID_ARGUMENT,
                                 "wgmma: %s cannot run the split plan of %d query tiles x %d key "
                                 "tiles on %d blocks",
@@ -234,9 +239,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     extern "C" const int fp8attn_wgmma_rows_##NAME = CFG::BM;                                     \
     extern "C" const int fp8attn_wgmma_split_bn_##NAME =                                          \
         CFG_VT::SPLIT_TAIL && CFG_VT::FUSED_VT && WGMMA_PERSISTENT ? CFG_VT::BN : 0;              \
-    extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(                                      \
-        const fp8attn_params_t *p, void *vt, const fp8attn_wgmma_split_t *split, int sm_count,    \
-        fp8attn_stream_t s)                                                                       \
+    FP8ATTN_WGMMA_LAUNCH_DECL(NAME)                                                               \
     {                                                                                             \
         return vt ? wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, split,         \
                                          sm_count, s)                                             \

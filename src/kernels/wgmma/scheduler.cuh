@@ -136,8 +136,9 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
         int ti = split_tile_of(p, lo) + s;
         const int t_lo = ti * p.split_nk; /* <= split_w */
         const int k_lo = max(lo, t_lo), k_hi = min(hi, t_lo + p.split_nk);
-        /* block b's range lies in one tile (ti = split_tiles lands here too: t_lo = split_w >=
-         * hi) */
+        /* block b's range lies in one tile; ti <= split_tiles (lo < split_w = split_tiles x
+         * split_nk, which wgmma_launch checks), and ti = split_tiles lands here: t_lo = split_w
+         * >= hi */
         if (k_hi <= k_lo) {
             t.part = TILE_NONE;
             seg_n = 0;

@@ -101,6 +101,20 @@ extern "C"
 void fp8attn_wgmma_split_plan(int64_t units, int64_t nk, int grid, int bm, int d, int causal,
                               fp8attn_wgmma_split_t *out);
 
+/* The launcher of instance NAME (kernel.cuh FP8ATTN_WGMMA_INSTANCE): runs its "_vt" kernel with
+ * the workspace vt, else its transposing kernel, and the split plan `split` (NULL or no tiles:
+ * none), which it refuses unless it is the plan fp8attn_wgmma_split_plan makes for that kernel.
+ * C linkage: wgmma_variant.cu's table and tests/test_gpu_dispatch.c call it. */
+#ifdef __cplusplus
+#define FP8ATTN_WGMMA_EXTERN_C extern "C"
+#else
+#define FP8ATTN_WGMMA_EXTERN_C
+#endif
+#define FP8ATTN_WGMMA_LAUNCH_DECL(NAME)                                                          \
+    FP8ATTN_WGMMA_EXTERN_C fp8attn_status_t fp8attn_wgmma_launch_##NAME(                         \
+        const fp8attn_params_t *p, void *vt, const fp8attn_wgmma_split_t *split, int sm_count,   \
+        fp8attn_stream_t s)
+
 /* The V^T of p in the workspace (vt_prepass.cu): SKP = seqlen_k rounded up to 32, the bytes it
  * takes, and the launch of the pass that writes it. */
 int64_t fp8attn_wgmma_vt_skp(const fp8attn_params_t *p);

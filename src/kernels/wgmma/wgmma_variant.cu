@@ -17,9 +17,7 @@
     extern "C" const int fp8attn_wgmma_rows_##NAME;                                         \
     extern "C" const int fp8attn_wgmma_split_bn_##NAME;                                     \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vt(void);         \
-    extern "C" fp8attn_status_t fp8attn_wgmma_launch_##NAME(                                \
-        const fp8attn_params_t *p, void *vt, const fp8attn_wgmma_split_t *split, int sm_count, \
-        fp8attn_stream_t s);
+    FP8ATTN_WGMMA_LAUNCH_DECL(NAME);
 WGMMA_DECLARE(hd64)
 WGMMA_DECLARE(hd128)
 WGMMA_DECLARE(hd256)
@@ -332,8 +330,8 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
     return split_kt * 100 <= (int64_t)split.nk * (100 - gain_pct);
 }
 
-/* With a workspace: V^T, the counters and, where the launch will split the tail (kernel.cuh
- * wgmma_launch: the same plan), the tail's slots. */
+/* With a workspace: V^T, the counters and, where the split plan has tiles, the tail's slots:
+ * the plan that launch() below passes to kernel.cuh's wgmma_launch. */
 static size_t workspace_size(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
 {
     const wgmma_instance_t *in = instance_for_problem(p, dev->sm_count);
