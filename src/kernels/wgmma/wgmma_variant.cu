@@ -288,18 +288,21 @@ static void split_plan_of(const fp8attn_params_t *p, const wgmma_instance_t *in,
  * blocks' 2 x SMs background warps write in rounds that cost as much as
  * VT_ROUND_TENTHS / 10 key tiles of VT_ROUND_BN keys each, i.e. 1.3 x 224 / BN key tiles of the
  * kernel's BN (fitted to one point, (2,16,16,256,4096,128): 50.1 against 58.2 us, which the model
- * puts at 19 against 12 + 11 key tiles; docs/PERF.md w63). The lines, H100, split / unsplit time
- * against the model's gain (w65): hd128 5 % 0.95, 14 % 0.95, 16 % 0.86-0.91, 20 % 0.83-0.84,
- * 21 % 0.85, 26-32 % 0.73-0.91; hd256 12 % 0.97, 14 % 1.10, 17 % 0.88, 22 % 1.00, 31 % 0.99 (its
- * V^T rounds cost 2.8-4.9 key tiles where the model counts 2.3), so 10 % for hd128 (hd64's
- * one-wave instance cannot split) and 25 % for hd256. 0: never (A/B builds). */
+ * puts at 19 against 12 + 11 key tiles; docs/PERF.md w63). hd256's rounds cost
+ * VT_ROUND_TENTHS_HD256 tenths instead (3.15 of its 128-key tiles: fitted to 13 shapes, 2.8-3.5
+ * where there are 4 rounds or more; w65). The lines, H100, split / unsplit time against the
+ * model's gain (w65): hd128 5 % 0.95, 14 % 0.95, 16 % 0.86-0.91, 20 % 0.83-0.84, 21 % 0.85,
+ * 26-32 % 0.73-0.91, so 10 % (hd64's one-wave instance cannot split); hd256 -12 % 1.18, -8 % 1.08
+ * (twice), -5 % 0.98, 3 % 0.96, 6 % 0.88-0.89, 9 % 0.87, 11 % 1.00, 19 % 1.01, 22-61 %
+ * 0.49-0.84, so 5 %. 0: never (A/B builds). */
 #ifndef WGMMA_SPLIT_ONE_WAVE_GAIN_PCT
 #define WGMMA_SPLIT_ONE_WAVE_GAIN_PCT 10
 #endif
 #ifndef WGMMA_SPLIT_ONE_WAVE_GAIN_PCT_HD256
-#define WGMMA_SPLIT_ONE_WAVE_GAIN_PCT_HD256 25
+#define WGMMA_SPLIT_ONE_WAVE_GAIN_PCT_HD256 5
 #endif
 #define WGMMA_VT_ROUND_TENTHS 13
+#define WGMMA_VT_ROUND_TENTHS_HD256 18
 #define WGMMA_VT_ROUND_BN 224
 
 static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count)
@@ -324,8 +327,9 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
     const int64_t bn = *in->split_bn; /* > 0: the plan split */
     const int64_t chunks = (int64_t)p->batch * p->h_kv * (((int64_t)p->seqlen_k + 63) / 64);
     const int64_t rounds = (chunks + 2 * (int64_t)sm_count - 1) / (2 * (int64_t)sm_count);
-    const int64_t vt_kt =
-        (rounds * WGMMA_VT_ROUND_TENTHS * WGMMA_VT_ROUND_BN + 10 * bn - 1) / (10 * bn);
+    const int64_t tenths =
+        p->head_dim == 256 ? WGMMA_VT_ROUND_TENTHS_HD256 : WGMMA_VT_ROUND_TENTHS;
+    const int64_t vt_kt = (rounds * tenths * WGMMA_VT_ROUND_BN + 10 * bn - 1) / (10 * bn);
     const int64_t split_kt = (split.w + sm_count - 1) / sm_count + WGMMA_SPLIT_COST + vt_kt;
     return split_kt * 100 <= (int64_t)split.nk * (100 - gain_pct);
 }
