@@ -172,9 +172,6 @@ int fp8attn_wgmma_section_heads(int64_t heads, int heads_per_kv, int64_t kv_head
 #ifndef WGMMA_SPLIT_MIN_GAIN_PCT
 #define WGMMA_SPLIT_MIN_GAIN_PCT 2
 #endif
-#ifndef WGMMA_SPLIT_TAIL
-#define WGMMA_SPLIT_TAIL 1 /* the device side's switch (config.cuh), read here for the plan */
-#endif
 
 void fp8attn_wgmma_split_plan(int64_t units, int64_t nk, int grid, int bm, int d, int causal,
                               fp8attn_wgmma_split_t *out)
@@ -185,7 +182,7 @@ void fp8attn_wgmma_split_plan(int64_t units, int64_t nk, int grid, int bm, int d
     out->warps = bm / 16;
     out->d = d;
     out->w = 0;
-    if (!WGMMA_SPLIT_TAIL || causal || grid <= 0 || units <= 0 || nk <= 0 || nk >= INT32_MAX)
+    if (causal || grid <= 0 || units <= 0 || nk <= 0 || nk >= INT32_MAX)
         return;
     const int64_t full = units / grid, tail = units - full * grid;
     if (tail == 0) return;

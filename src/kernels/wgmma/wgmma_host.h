@@ -93,8 +93,9 @@ typedef struct {
 
 /* The plan for `units` query tiles of nk key tiles each on `grid` blocks (BM rows, head dim d):
  * split where the last round leaves blocks idle and the split round saves at least 2 % of the
- * call by the model in sched_plan.cu; never under the causal mask or in WGMMA_SPLIT_TAIL=0
- * builds. C linkage: tests/test_wgmma_sched.c calls it. */
+ * call by the model in sched_plan.cu; never under the causal mask (causal != 0, which the
+ * dispatcher also passes where the kernel cannot split: split_bn 0, e.g. in WGMMA_SPLIT_TAIL=0
+ * builds). C linkage: tests/test_wgmma_sched.c calls it. */
 #ifdef __cplusplus
 extern "C"
 #endif
