@@ -265,15 +265,15 @@ struct wgmma_params {
     CUtensorMap tm_vt_store;
     /* The split tail (C::SPLIT_TAIL kernels, split.cuh; split_units0 = n_units where none):
      * units from split_units0 on are the tail's segments, two per block (unit split_units0 +
-     * s grid + b: block b's s-th); the tail is split_tiles query tiles of split_nk key tiles
-     * each, the tiles walk's units split_units0 on, and its split_tiles * split_nk key tiles go
+     * s grid + b: block b's s-th); the tail is the plan's last-round query tiles (the tiles
+     * walk's units split_units0 on) of split_nk key tiles each, and their split_w key tiles go
      * to the blocks in even ranges (block b's: [b W / grid, (b + 1) W / grid), W = split_w).
      * split_part: each segment's partial O, row maximum and row sums (slot 2 b + s), and
      * split_count: per split tile and consumer warp, the segments done; both in the workspace,
      * the counts zeroed with the other counters. The plan keeps grid * split_w below 2^31, so
      * the ranges take 32-bit multiply-shift divisions: by the grid (div_grid), split_w and
      * split_nk. */
-    int32_t split_units0, split_tiles, split_nk, split_w;
+    int32_t split_units0, split_nk, split_w;
     fp8attn_fastdiv_t div_split_w, div_split_nk;
     float *split_part;
     int32_t *split_count;

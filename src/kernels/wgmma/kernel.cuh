@@ -155,7 +155,6 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     wp.split_units0 = wp.n_units;
     if (split.tiles > 0) { /* the tiles walk (no mask); the tail's units two per block */
         wp.split_units0 = (int32_t)(tiles - split.tiles);
-        wp.split_tiles = split.tiles;
         wp.split_nk = split.nk;
         wp.split_w = (int32_t)split.w; /* grid * w < 2^31: the plan */
         wp.div_split_w = fp8attn_fastdiv_make((uint32_t)split.w);

@@ -104,7 +104,7 @@ __device__ __forceinline__ int split_range_start(const wgmma_params &p, int b)
     return fast_div(b * p.split_w, p.div_grid, gridDim.x);
 }
 
-/* The tail's query tile that holds key tile i < split_w (split_w = split_tiles x split_nk). */
+/* The tail's query tile that holds key tile i < split_w (split_w = the plan's tiles x split_nk). */
 __device__ __forceinline__ int split_tile_of(const wgmma_params &p, int i)
 {
     return fast_div(i, p.div_split_nk, p.split_nk);
@@ -136,9 +136,8 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
         int ti = split_tile_of(p, lo) + s;
         const int t_lo = ti * p.split_nk; /* <= split_w */
         const int k_lo = max(lo, t_lo), k_hi = min(hi, t_lo + p.split_nk);
-        /* block b's range lies in one tile; ti <= split_tiles (lo < split_w = split_tiles x
-         * split_nk, which wgmma_launch checks), and ti = split_tiles lands here: t_lo = split_w
-         * >= hi */
+        /* block b's range lies in one tile; ti <= the plan's tiles T (lo < split_w = T x
+         * split_nk, which wgmma_launch checks), and ti = T lands here: t_lo = split_w >= hi */
         if (k_hi <= k_lo) {
             t.part = TILE_NONE;
             seg_n = 0;

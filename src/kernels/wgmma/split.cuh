@@ -27,15 +27,17 @@
 
 #include "config.cuh"
 #include "scheduler.cuh"
+#include "wgmma_host.h" /* FP8ATTN_WGMMA_SPLIT_LANE_F4 */
 
-/* float4 per lane in a slot: O's D / 2 accumulator values, then (m0, m1, l0, l1) */
+/* float4 per lane in a slot: O's D / 2 accumulator values, then (m0, m1, l0, l1); the host sizes
+ * the slots with the same macro (wgmma_host.h, vt_prepass.cu) */
 template <class C>
 __device__ __forceinline__ constexpr int split_lane_f4()
 {
-    return C::D / 8 + 1;
+    return FP8ATTN_WGMMA_SPLIT_LANE_F4(C::D);
 }
 
-/* Consumer warp wi's region of slot `slot` (host: fp8attn_wgmma_split_bytes): [lane float4 i]
+/* Consumer warp wi's region of slot `slot` (FP8ATTN_WGMMA_SPLIT_WARP_BYTES(D) bytes): [lane float4 i]
  * at [i][32 lanes], so each float4 a warp stores or loads is 512 contiguous bytes. */
 template <class C>
 __device__ __forceinline__ float4 *split_slot(const wgmma_params &p, int slot, int wi, int lane)

@@ -222,7 +222,7 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
     out->div_vt_chunks = out->div_h_kv = fp8attn_fastdiv_make(1);
     memset(&out->tm_vt_store, 0, sizeof out->tm_vt_store);
     out->split_units0 = INT32_MAX; /* the launch sets these for the split tail */
-    out->split_tiles = out->split_nk = out->split_w = 0;
+    out->split_nk = out->split_w = 0;
     out->div_split_w = out->div_split_nk = fp8attn_fastdiv_make(1);
     out->split_part = NULL;
     out->split_count = NULL;

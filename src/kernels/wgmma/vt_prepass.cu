@@ -135,7 +135,7 @@ static size_t split_part_offset(const fp8attn_params_t *p, const fp8attn_wgmma_s
 static size_t split_part_bytes(const fp8attn_wgmma_split_t *s)
 {
     if (!s || s->tiles <= 0) return 0;
-    return 2 * (size_t)s->grid * (size_t)s->warps * 32 * (size_t)(s->d / 8 + 1) * 16;
+    return 2 * (size_t)s->grid * (size_t)s->warps * (size_t)FP8ATTN_WGMMA_SPLIT_WARP_BYTES(s->d);
 }
 
 size_t fp8attn_wgmma_ws_bytes(const fp8attn_params_t *p, const fp8attn_wgmma_split_t *s)

@@ -85,6 +85,12 @@ typedef struct {
     int64_t w;
 } fp8attn_wgmma_split_t;
 
+/* A split segment's slot (split.cuh writes and reads it, vt_prepass.cu sizes it): per consumer
+ * warp, 32 lanes x FP8ATTN_WGMMA_SPLIT_LANE_F4(d) float4 (a lane's d / 2 accumulator values of O,
+ * then its rows' m and l). */
+#define FP8ATTN_WGMMA_SPLIT_LANE_F4(d) ((d) / 8 + 1)
+#define FP8ATTN_WGMMA_SPLIT_WARP_BYTES(d) (32 * FP8ATTN_WGMMA_SPLIT_LANE_F4(d) * 16)
+
 /* The split plan's cost of splitting, in key tiles of the busiest block: the segments' second
  * tile boundary and the merge (sched_plan.cu). */
 #ifndef WGMMA_SPLIT_COST
@@ -125,7 +131,7 @@ size_t fp8attn_wgmma_vt_bytes(const fp8attn_params_t *p);
  * FUSED_VT kernels' chunk counter, 8 bytes of padding, one ready count per (batch, kv head)
  * pair (vt_background.cuh), and with a split tail (s->tiles > 0; s may be NULL: none) one count
  * per split tile and consumer warp; then (256-byte aligned) the split tail's slots, two per
- * block: per consumer warp, 32 lanes x (D / 8 + 1) float4. The unit counter's address in
+ * block: per consumer warp, FP8ATTN_WGMMA_SPLIT_WARP_BYTES(D). The unit counter's address in
  * workspace ws, and the others'. */
 size_t fp8attn_wgmma_ws_bytes(const fp8attn_params_t *p, const fp8attn_wgmma_split_t *s);
 int32_t *fp8attn_wgmma_tile_counter(const fp8attn_params_t *p, void *ws);
