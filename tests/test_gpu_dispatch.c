@@ -50,14 +50,15 @@ static void expect_kernel(const fp8attn_params_t *p, const char *variant, const 
  * one that is not its kernel's, before it launches anything: each plan below is
  * hd128_n224_vt's plan for (1,16,16384,128) on 132 SMs (2048 tiles: a last round of 68 tiles of
  * 74 key tiles) with one field wrong, or the right plan where the kernel cannot split (the
- * mask, no workspace). The pointers are never dereferenced: a launch would fault. */
+ * mask, no workspace, the transposing kernel: hd128_n224's has two Q stages). The pointers are
+ * never dereferenced: a launch would fault. */
 static void expect_split_refused(void)
 {
     fp8attn_params_t p = problem(1, 16, 16384, 128);
     void *ws = (void *)(uintptr_t)(6ull << 32);
     const fp8attn_wgmma_split_t good = {.tiles = 68, .nk = 74, .grid = 132, .warps = 8,
-                                        .d = 128, .w = 68 * 74};
-    for (int i = 0; i < 8; i++) {
+                                        .d = 128, .vt = 1, .w = 68 * 74};
+    for (int i = 0; i < 9; i++) {
         fp8attn_wgmma_split_t s = good;
         void *vt = ws;
         p.causal = 0;
@@ -69,6 +70,7 @@ static void expect_split_refused(void)
         if (i == 5) s.tiles = 67, s.w = 67 * 74; /* not the last round's count */
         if (i == 6) p.causal = 1;
         if (i == 7) vt = NULL;
+        if (i == 8) s.vt = 0;
         char want[96];
         snprintf(want, sizeof want, "cannot run the split plan of %d query tiles x %d key tiles on "
                  "%d blocks", s.tiles, s.nk, s.grid);
@@ -85,6 +87,19 @@ static void expect_ws_kernel(const fp8attn_params_t *p, const char *want)
     const char *got = fp8attn_forward_ws_kernel(p, NULL, 1);
     CHECK(got && !strcmp(got, want), "(%d,%d,%d,%d) causal %d with a workspace: kernel %s, want %s",
           p->batch, p->h_q, p->seqlen_q, p->head_dim, p->causal, got ? got : "NULL", want);
+}
+
+/* Whether the default asks p for a workspace: none (want 0), or one for the transposing kernel's
+ * split alone (want 1: its counts and slots, fewer bytes than V^T would take; w66). */
+static void expect_split_ws(const fp8attn_params_t *p, int want)
+{
+    size_t bytes = 1;
+    const fp8attn_status_t st = fp8attn_forward_workspace_size(p, NULL, &bytes);
+    const size_t vt_bytes = (size_t)p->batch * p->h_kv * p->head_dim * p->seqlen_k;
+    CHECK(st == FP8ATTN_OK && (want ? bytes > 0 && bytes < vt_bytes : bytes == 0),
+          "(%d,%d,%d,%d,%d) causal %d: workspace %zu bytes (status %d), want %s", p->batch,
+          p->h_q, p->seqlen_q, p->seqlen_k, p->head_dim, p->causal, bytes, (int)st,
+          want ? "the split's alone" : "none");
 }
 
 int main(void)
@@ -226,13 +241,26 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
         p.seqlen_k = 4096;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224");
-        /* hd256 (w65): one query tile per head against 8k keys, -8 % by its model (measured 8 %
-         * slower split), against four, 6 % (measured 12 % faster) */
+        /* hd256: one query tile per head against 8k keys (-8 % by the _vt kernel's model, w65)
+         * and four (6 %): the transposing kernel's split, which writes no V^T (w66); the _vt
+         * kernel's where a V^T round serves many query tiles (64 query heads per kv head, 32k
+         * keys: 127 key tiles x 1.1 against 125 + 2 + 7 for V^T) */
         p = problem(1, 32, 8192, 256);
         p.seqlen_q = 128;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
+        expect_split_ws(&p, 1);
         p = problem(1, 16, 8192, 256);
         p.seqlen_q = 512;
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
+        expect_split_ws(&p, 1);
+        p.causal = 1; /* never split under the mask */
+        expect_split_ws(&p, 0);
+        p = problem(32, 8, 512, 256); /* a tail of 4 key tiles a tile: the split would not pay */
+        expect_split_ws(&p, 0);
+        p = problem(1, 64, 32768, 256);
+        p.seqlen_q = 128;
+        p.h_kv = 1;
+        p.k_stride = p.v_stride = fp8attn_strides_bhsd(1, 32768, 256);
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
 #ifdef FP8ATTN_HAVE_WGMMA
         expect_split_refused();

@@ -56,9 +56,14 @@
 /* WGMMA_SPLIT_TAIL 1 (default): a problem without the causal mask on a _vt kernel whose last
  * round of query tiles leaves blocks idle splits that round's key tiles evenly over the whole
  * grid (split.cuh, sched_plan.cu fp8attn_wgmma_split_plan); 0: every tile is one block's (A/B
- * builds; docs/PERF.md w62). */
+ * builds; docs/PERF.md w62). WGMMA_SPLIT_TRANSPOSING 1 (default): hd256's transposing kernel
+ * may split too, with a workspace that holds only the split's counts and slots (no V^T to
+ * write first: docs/PERF.md w66); 0: only the _vt kernels split (A/B builds). */
 #ifndef WGMMA_SPLIT_TAIL
 #define WGMMA_SPLIT_TAIL 1
+#endif
+#ifndef WGMMA_SPLIT_TRANSPOSING
+#define WGMMA_SPLIT_TRANSPOSING 1
 #endif
 
 /* WGMMA_FUSED_VT 1 (default): the _vt kernels write V^T into the workspace themselves, in the
@@ -205,10 +210,14 @@ struct wg_config {
     static constexpr int OFF_O_FULL = OFF_BG_BAR + BG_BAR_BYTES; /* O_IN_RING's, one per stage */
     static constexpr int SMEM_USED = OFF_O_FULL + (O_IN_RING ? 8 * STAGES : 0);
     static constexpr int SMEM_BYTES = SMEM_USED + 1024; /* slack to align the dynamic base */
-    /* SPLIT_TAIL (WGMMA_SPLIT_TAIL): the kernel may run the split tail (split.cuh): a _vt kernel
+    /* SPLIT_TAIL (WGMMA_SPLIT_TAIL): the kernel may run the split tail (split.cuh): a kernel
      * whose consumers take consume_tile's path (one Q stage: the cross-tile overlap hands O
-     * from tile to tile in registers, which a split tile's partial O would not fit) */
-    static constexpr bool SPLIT_TAIL = WGMMA_SPLIT_TAIL && VT_GLOBAL && Q_STAGES == 1;
+     * from tile to tile in registers, which a split tile's partial O would not fit), a _vt
+     * kernel or (WGMMA_SPLIT_TRANSPOSING) hd256's transposing one, the only other that runs
+     * one-wave problems with one Q stage (hd64's and hd128's one-wave transposing kernels
+     * have two) */
+    static constexpr bool SPLIT_TAIL =
+        WGMMA_SPLIT_TAIL && Q_STAGES == 1 && (VT_GLOBAL || (WGMMA_SPLIT_TRANSPOSING && D == 256));
     static_assert(SMEM_BYTES <= SMEM_MAX, "shared memory of one block");
 
     static_assert(D == 64 || D == 128 || D == 256, "head dim");

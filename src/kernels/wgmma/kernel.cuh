@@ -77,13 +77,15 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
     }
 }
 
-/* Host side of one instance: work units, grid, shared memory, launch. With a workspace (vt !=
- * NULL, at least fp8attn_wgmma_ws_bytes(p, plan) bytes, checked by the caller) the "_vt" kernel
- * k runs and reads V^T there: its background warps write it (FUSED_VT, after the counters' clear),
- * or the V^T pass first; otherwise the kernel that transposes in shared memory. plan: the
- * dispatcher's plan for the split tail (wgmma_variant.cu split_plan_of, the plan the workspace's
- * size made room for; NULL or no tiles: none), refused unless it is the plan
- * fp8attn_wgmma_split_plan makes for this kernel on sm_count blocks.
+/* Host side of one instance: work units, grid, shared memory, launch. k is the "_vt" kernel (C
+ * VT_GLOBAL) or the kernel that transposes in shared memory. vt: the workspace (NULL: none; at
+ * least fp8attn_wgmma_ws_bytes(p, plan) bytes, checked by the caller). The _vt kernel reads V^T
+ * there: its background warps write it (FUSED_VT, after the counters' clear), or the V^T pass
+ * first. The transposing kernel uses a workspace only for a split plan of its own (plan->vt 0):
+ * the split's counts and slots. plan: the dispatcher's plan for the split tail
+ * (wgmma_variant.cu split_plan_of, the plan the workspace's size made room for; NULL or no
+ * tiles: none), refused unless it is the plan fp8attn_wgmma_split_plan makes for this kernel on
+ * sm_count blocks.
  * Causal problems of at least two waves take their tiles from a counter on the _vt kernels but
  * hd256's (the dynamic walk), else pair their query tiles or walk them in snake order
  * (scheduler.cuh, sched_plan.cu); the grid is one block per SM, or one per unit where there are
@@ -102,13 +104,16 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     const int64_t tiles = (int64_t)wp.n_q_tiles * p->h_q * p->batch; /* < 2^31: pick() */
     const int64_t slots = sm_count;
     const bool persist = WGMMA_PERSISTENT;
-    /* the split tail (split.cuh), where this kernel can run it: a FUSED_VT kernel (the counters'
-     * clear zeroes its counts), persistent, with a workspace, no mask; the plan's tail of query
-     * tiles of ceil(seqlen_k / BN) key tiles each on one block per SM */
+    /* the split tail (split.cuh), where this kernel can run it: a split-capable kernel, a
+     * FUSED_VT one (the counters' clear zeroes its counts) for a plan of the _vt kernel
+     * (plan->vt), a transposing one for the others (a workspace of the split alone),
+     * persistent, with a workspace, no mask; the plan's tail of query tiles of
+     * ceil(seqlen_k / BN) key tiles each on one block per SM */
     fp8attn_wgmma_split_t split;
     memset(&split, 0, sizeof split);
     if (plan && plan->tiles > 0) {
-        const bool can_split = C::SPLIT_TAIL && C::FUSED_VT && persist && vt && !p->causal;
+        const bool can_split = C::SPLIT_TAIL && persist && vt && !p->causal &&
+                               (C::VT_GLOBAL ? C::FUSED_VT && plan->vt : !plan->vt);
         /* the last round's tiles of nk key tiles each, w >= the grid (no block's range is
          * empty, split.cuh's merge counts on it), grid * w < 2^31 (scheduler.cuh's 32-bit
          * ranges) */
@@ -122,13 +127,19 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
                                 k->symbol, plan->tiles, plan->nk, plan->grid);
         split = *plan;
     }
-    if (vt) { /* the counters cleared for the kernel that writes V^T itself, or the pass */
+    if (C::VT_GLOBAL && vt) { /* the counters cleared for the kernel that writes V^T itself, or
+                               * the pass */
         if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, chunk, &wp)) != FP8ATTN_OK ||
             (st = chunk ? fp8attn_wgmma_vt_counters_clear(p, &split, vt, stream)
                         : fp8attn_wgmma_vt_prepass_launch(p, vt, stream)) != FP8ATTN_OK)
             return st;
     } else {
         memset(&wp.tm_vt, 0, sizeof wp.tm_vt);
+        /* a transposing kernel's split: its counts cleared first (in stream order: this kernel
+         * is no programmatic dependent) */
+        if (split.tiles > 0 &&
+            (st = fp8attn_wgmma_vt_counters_clear(p, &split, vt, stream)) != FP8ATTN_OK)
+            return st;
     }
     const int64_t heads = (int64_t)p->h_q * p->batch;
     wp.walk = FP8ATTN_WGMMA_WALK_TILES;
@@ -161,7 +172,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         wp.div_split_nk = fp8attn_fastdiv_make((uint32_t)split.nk);
         wp.div_grid = fp8attn_fastdiv_make((uint32_t)slots); /* the grid below */
         wp.split_part = fp8attn_wgmma_split_part(p, &split, vt);
-        wp.split_count = fp8attn_wgmma_split_count(p, vt);
+        wp.split_count = fp8attn_wgmma_split_count(p, &split, vt);
         /* tiles + 2 slots: below 2^31 for any Q that fits in memory (2^31 tiles of 64 rows) */
         wp.n_units = (int32_t)(wp.split_units0 + 2 * slots);
     }
@@ -179,7 +190,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         cfg.blockDim = dim3(C::THREADS);
         cfg.dynamicSmemBytes = C::SMEM_BYTES;
         cfg.stream = (cudaStream_t)stream;
-        if (vt && WGMMA_PDL) {
+        if (C::VT_GLOBAL && vt && WGMMA_PDL) {
             attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
             attr[0].val.programmaticStreamSerializationAllowed = 1;
             cfg.attrs = attr;
@@ -204,8 +215,10 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
  * workspace; the ring depth, register split and overlap switch may differ), their bodies only in
  * the sm_90a image; their table entries fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher
  * fp8attn_wgmma_launch_<NAME>(p, vt, split, sm_count, stream), which runs the second when
- * vt != NULL; fp8attn_wgmma_rows_<NAME> (BM) and fp8attn_wgmma_split_bn_<NAME> (the _vt kernel's
- * BN if its launch may split the tail, else 0: the dispatcher's split plan, wgmma_variant.cu). */
+ * vt != NULL, but for a split plan of the transposing kernel (split->vt 0), which runs the first
+ * with the workspace vt; fp8attn_wgmma_rows_<NAME> (BM), fp8attn_wgmma_split_bn_<NAME> (the _vt
+ * kernel's BN if its launch may split the tail, else 0) and fp8attn_wgmma_split_bn_tr_<NAME>
+ * (the same for the transposing kernel): the dispatcher's split plans, wgmma_variant.cu. */
 #define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)     \
     static_assert(CFG::BM == CFG_VT::BM && CFG::BN == CFG_VT::BN &&                               \
                       CFG::CONSUMERS == CFG_VT::CONSUMERS && CFG_VT::VT_GLOBAL && !CFG::VT_GLOBAL, \
@@ -238,11 +251,15 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     extern "C" const int fp8attn_wgmma_rows_##NAME = CFG::BM;                                     \
     extern "C" const int fp8attn_wgmma_split_bn_##NAME =                                          \
         CFG_VT::SPLIT_TAIL && CFG_VT::FUSED_VT && WGMMA_PERSISTENT ? CFG_VT::BN : 0;              \
+    extern "C" const int fp8attn_wgmma_split_bn_tr_##NAME =                                       \
+        CFG::SPLIT_TAIL && WGMMA_PERSISTENT ? CFG::BN : 0;                                        \
     FP8ATTN_WGMMA_LAUNCH_DECL(NAME)                                                               \
     {                                                                                             \
-        return vt ? wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, split,         \
-                                         sm_count, s)                                             \
-                  : wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, NULL, split, sm_count, s); \
+        const bool tr_split = split && split->tiles > 0 && !split->vt;                            \
+        return vt && !tr_split                                                                    \
+                   ? wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, split,        \
+                                          sm_count, s)                                            \
+                   : wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, vt, split, sm_count, s);  \
     }
 
 /* The kernel body is compiled only where wgmma and setmaxnreg exist (the sm_90a pass). */

@@ -331,7 +331,8 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         return;
     }
     int g = 0, qi = 0;
-    wg_tile last = {};      /* O_IN_RING: the last tile with keys ... */
+    int last_u = 0, last_k = 0; /* O_IN_RING: the unit and tile of the last tile with keys
+                                 * (taken again for its store: fewer registers than the tile) */
     bool o_pending = false; /* ... whose O is still to be stored (the same in every thread) */
     uint32_t o_phases = 0;  /* thread 0: store_o's phase parity per stage */
     for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
@@ -339,13 +340,14 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         const wg_tile t = unit_tile<C>(p, s.u, s.k);
         const int n = t.n_kt;
         if (n == 0) continue;
+        const int k0 = t.kt0; /* 0 but in a segment of the split tail (C::SPLIT_TAIL) */
         if (tid == 0) {
             for (int j = 0; j < n && j < C::STAGES; j++) {
                 wait_stage_free<C, false>(sm, g + j);
                 /* O_IN_RING: key tile 1 is in the stage the last tile's O lies over; its V
                  * waits for store_o below */
-                if (C::O_IN_RING && o_pending && j == 1) load_k<C>(p, sm, t, j, g + j);
-                else load_kv<C>(p, sm, t, j, g + j);
+                if (C::O_IN_RING && o_pending && j == 1) load_k<C>(p, sm, t, k0 + j, g + j);
+                else load_kv<C>(p, sm, t, k0 + j, g + j);
                 if (j == 0) load_q_next<C>(p, sm, t, qi);
             }
         }
@@ -354,24 +356,28 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
             transpose_stage<C>(sm, g + j, warp, lane);
             if (C::O_IN_RING && j == 0 && o_pending) {
                 if (tid == 0) {
-                    store_o<C>(p, sm, last, ring_stage<C>(g - 1), o_phases);
-                    if (n > 1) load_v<C>(p, sm, t, 1, g + 1);
+                    store_o<C>(p, sm, unit_tile<C>(p, last_u, last_k), ring_stage<C>(g - 1),
+                               o_phases);
+                    if (n > 1) load_v<C>(p, sm, t, k0 + 1, g + 1);
                 }
                 o_pending = false;
             }
             if (tid == 0 && j + C::STAGES < n) {
                 wait_stage_free<C, false>(sm, g + j + C::STAGES);
-                load_kv<C>(p, sm, t, j + C::STAGES, g + j + C::STAGES);
+                load_kv<C>(p, sm, t, k0 + j + C::STAGES, g + j + C::STAGES);
             }
         }
-        if (C::O_IN_RING && p.o_tma) {
-            last = t;
+        /* a segment of the split tail stores no O here: its consumers write their partial O to
+         * the workspace, and the warp that merges a tile stores its rows from registers */
+        if (C::O_IN_RING && p.o_tma && t.part == TILE_WHOLE) {
+            last_u = s.u;
+            last_k = s.k;
             o_pending = true;
         }
         g += n;
     }
     if (C::O_IN_RING && o_pending && tid == 0) {
-        store_o<C>(p, sm, last, ring_stage<C>(g - 1), o_phases);
+        store_o<C>(p, sm, unit_tile<C>(p, last_u, last_k), ring_stage<C>(g - 1), o_phases);
         bulk_wait_all(); /* complete before the block exits */
     }
 }

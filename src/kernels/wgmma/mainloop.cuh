@@ -192,7 +192,8 @@ __device__ __forceinline__ void overlap_turn(const wgmma_params &p, const wg_sme
  * qi-th (its stage and phase: q_stage, q_phase). */
 template <class C, bool OVERLAP, bool PINGPONG, bool SKIP_RESCALE>
 __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_smem<C> &sm,
-                                             const wg_tile &t, int c, int wtid, int g, int qi)
+                                             const wg_tile &t, int c, int wtid, int g, int qi,
+                                             int u, int k)
 {
     static_assert(OVERLAP || !PINGPONG, "ping-pong needs the overlapped schedule");
     static_assert(C::CONSUMERS == 2 || !PINGPONG, "ping-pong is between two consumers");
@@ -220,36 +221,40 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
         mbar_wait(sm.q_full(qs), q_phase<C>(qi));
         trace_tile(c, wtid, qi, 1);
         if (!OVERLAP) {
-            for (int j = 0; j < n; j++) {
-                const int st = ring_stage<C>(g + j);
-                const uint32_t ph = ring_phase<C>(g + j);
-                trace_stamp(c, wtid, g + j, 0);
+            /* j counts key tiles from 0, not from t.kt0 (a segment's first): the ring's index is
+             * gb + j, the mask's first tile jm + kt0 (one register less than g, jm and kt0: the
+             * split tail's consumers in hd256's transposing kernel have 224) */
+            const int kt0 = t.kt0, gb = g - kt0, jma = jm + kt0, ne = kt0 + n;
+            for (int j = kt0; j < ne; j++) {
+                const int st = ring_stage<C>(gb + j);
+                const uint32_t ph = ring_phase<C>(gb + j);
+                trace_stamp(c, wtid, gb + j, 0);
                 mbar_wait(sm.k_full(st), ph);
                 float s[C::BN / 2];
-                trace_stamp(c, wtid, g + j, 1);
+                trace_stamp(c, wtid, gb + j, 1);
                 wgmma_fence();
                 issue_qk<C>(s, q, sm.k_tile(st), c);
                 wgmma_commit();
                 wgmma_wait<0>();
                 reg_fence(s);
-                trace_stamp(c, wtid, g + j, 2);
+                trace_stamp(c, wtid, gb + j, 2);
                 release(sm.k_empty(st), lane);
-                if (j == n - 1) release(sm.q_empty(qs), lane); /* the producer may reuse Q's stage */
-                mask_tile<C>(s, p, j, jm, row_g, tq, t.kt0);
+                if (j == ne - 1) release(sm.q_empty(qs), lane); /* the producer may reuse Q's stage */
+                mask_tile<C>(s, p, j, jma, row_g, tq);
                 softmax_tile(s, m, l, sl2, alpha);
                 rescale_o(o, alpha);
                 pack_p(s, pa);
                 if (WGMMA_TRACE) reg_fence(pa);
-                trace_stamp(c, wtid, g + j, 3);
+                trace_stamp(c, wtid, gb + j, 3);
                 mbar_wait(sm.vt_full(st), ph);
-                trace_stamp(c, wtid, g + j, 4);
+                trace_stamp(c, wtid, gb + j, 4);
                 wgmma_fence();
                 issue_pv<C>(o, pa, sm.vt_tile(st));
                 wgmma_commit();
                 wgmma_wait<0>();
                 reg_fence(o);
                 reg_fence(pa);
-                trace_stamp(c, wtid, g + j, 5);
+                trace_stamp(c, wtid, gb + j, 5);
                 release(sm.vt_empty(st), lane);
             }
         } else {
@@ -275,21 +280,26 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
         }
     }
     trace_tile(c, wtid, qi, 2);
+    /* C::SPLIT_TAIL without the overlap (hd256's transposing kernel, 224 registers): the tile
+     * taken again from its unit (opaque: not held across the loop above, which spilled) */
+    const wg_tile te =
+        C::SPLIT_TAIL && !OVERLAP ? unit_tile<C>(p, (int)opaque_u32((uint32_t)u), k) : t;
     /* a segment of the split tail: its rows' partial O to the workspace; the warp that completes
      * the tile merges the segments and writes the output (split.cuh). A segment without keys
      * (TILE_NONE) writes nothing. */
-    if (C::SPLIT_TAIL && t.part != TILE_WHOLE &&
-        (t.part == TILE_NONE || !split_merge<C>(p, t, c, w, lane, o, m, l)))
+    if (C::SPLIT_TAIL && te.part != TILE_WHOLE &&
+        (te.part == TILE_NONE || !split_merge<C>(p, te, c, w, lane, o, m, l)))
         return;
     /* O_IN_RING (config.cuh): O is staged over the stage of the tile's last key tile, so both
      * consumers' P.V reads of its V^T are done first (named barrier 3), and producer thread 0
      * stores it (load.cuh store_o). A tile without keys stores from registers and owes no
-     * o_full arrive (the producer skips it). */
-    const bool o_ring = C::O_IN_RING && n > 0 && p.o_tma;
+     * o_full arrive (the producer skips it), nor does a merged tile of the split tail (only
+     * some of its warps merge, each its own rows). */
+    const bool o_ring = C::O_IN_RING && n > 0 && p.o_tma && te.part == TILE_WHOLE;
     if (o_ring) named_bar_sync(3, 128 * C::CONSUMERS);
     const int so = ring_stage<C>(g + n - 1);
-    write_output<C>(p, sm.o_area(so, c, w), o, m, l, t.b, t.hq, t.hk, row_lo + 16 * w, row_g,
-                    lane, tq, !C::O_IN_RING || o_ring);
+    write_output<C>(p, sm.o_area(so, c, w), o, m, l, te.b, te.hq, te.hk, te.q0 + 64 * c + 16 * w,
+                    row_g, lane, tq, !C::O_IN_RING || o_ring);
     if (o_ring && lane == 0) mbar_arrive(sm.o_full_at(so));
     trace_tile(c, wtid, qi, 3);
 }
@@ -441,7 +451,7 @@ __device__ __forceinline__ void consume(const wgmma_params &p, const wg_smem<C> 
     for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
          sched_next<C>(p, sm.sched, s)) {
         const wg_tile t = unit_tile<C>(p, s.u, s.k);
-        consume_tile<C, OVERLAP, PINGPONG, SKIP_RESCALE>(p, sm, t, c, wtid, g, qi);
+        consume_tile<C, OVERLAP, PINGPONG, SKIP_RESCALE>(p, sm, t, c, wtid, g, qi, s.u, s.k);
         g += t.n_kt;
         qi += t.n_kt > 0;
     }

@@ -10,7 +10,9 @@
  * key bytes x D rows, loaded like the K tiles.
  *
  * fp8attn_wgmma_vt_clear zeroes the counters before a _vt kernel that writes V^T itself
- * (C::FUSED_VT, the default since session 21: docs/PERF.md w55).
+ * (C::FUSED_VT, the default since session 21: docs/PERF.md w55), and the split's counts before a
+ * transposing kernel that splits (hd256's), whose workspace holds those counts and the split's
+ * slots alone (no V^T: wgmma_host.h fp8attn_wgmma_ws_bytes).
  *
  * fp8attn_wgmma_vt_prepass (the V^T pass) writes V^T before a _vt kernel that does not
  * (-DWGMMA_FUSED_VT=0 builds), and zeroes the unit counter. One block per (64 keys, kv head,
@@ -126,9 +128,17 @@ static size_t counters_bytes(const fp8attn_params_t *p, const fp8attn_wgmma_spli
     return 16 + (((size_t)p->batch * (size_t)p->h_kv + split_counts(s)) * 4 + 15) / 16 * 16;
 }
 
+/* Whether s is a split of the transposing kernel, whose workspace holds only its counts (at 0)
+ * and slots. */
+static bool split_only(const fp8attn_wgmma_split_t *s)
+{
+    return s && s->tiles > 0 && !s->vt;
+}
+
 /* The split tail's slots: after the counters, 256-byte aligned. */
 static size_t split_part_offset(const fp8attn_params_t *p, const fp8attn_wgmma_split_t *s)
 {
+    if (split_only(s)) return (split_counts(s) * 4 + 255) / 256 * 256;
     return (counter_offset(p) + counters_bytes(p, s) + 255) / 256 * 256;
 }
 
@@ -159,8 +169,10 @@ int32_t *fp8attn_wgmma_vt_ready(const fp8attn_params_t *p, void *ws)
     return fp8attn_wgmma_tile_counter(p, ws) + 4;
 }
 
-int32_t *fp8attn_wgmma_split_count(const fp8attn_params_t *p, void *ws)
+int32_t *fp8attn_wgmma_split_count(const fp8attn_params_t *p, const fp8attn_wgmma_split_t *s,
+                                   void *ws)
 {
+    if (split_only(s)) return (int32_t *)ws;
     return fp8attn_wgmma_vt_ready(p, ws) + (size_t)p->batch * (size_t)p->h_kv;
 }
 
@@ -190,10 +202,10 @@ fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p,
                                                  const fp8attn_wgmma_split_t *s, void *ws,
                                                  fp8attn_stream_t stream)
 {
-    int32_t *counters = fp8attn_wgmma_tile_counter(p, ws);
+    int32_t *counters = split_only(s) ? (int32_t *)ws : fp8attn_wgmma_tile_counter(p, ws);
     /* < 2^31: batch * h_kv <= V's bytes / 64, and the caller gave a workspace that holds V^T;
      * the split counts are fewer than the grid's blocks x 12 */
-    int n = (int)(counters_bytes(p, s) / 4);
+    int n = (int)(split_only(s) ? split_counts(s) : counters_bytes(p, s) / 4);
     void *args[] = {(void *)&counters, (void *)&n};
     const cudaError_t e = cudaLaunchKernel((const void *)fp8attn_wgmma_vt_clear, dim3(1), dim3(128),
                                            args, 0, (cudaStream_t)stream);

@@ -77,11 +77,14 @@ extern "C"
 int fp8attn_wgmma_causal_walk(int n_q_tiles, int bm, int bn, int q_off, int seqlen_q,
                               int seqlen_k, int64_t heads, int grid, int *pairs_per_head);
 
-/* The split tail of a problem without the causal mask on a _vt kernel (split.cuh): its last
- * round's `tiles` query tiles (0: no split) of nk key tiles each, w = tiles * nk key tiles in all,
- * spread over `grid` blocks of `warps` consumer warps (BM / 16) at head dim d. */
+/* The split tail of a problem without the causal mask (split.cuh): its last round's `tiles` query
+ * tiles (0: no split) of nk key tiles each, w = tiles * nk key tiles in all, spread over `grid`
+ * blocks of `warps` consumer warps (BM / 16) at head dim d; run by the instance's _vt kernel
+ * (vt 1: the workspace holds V^T, then the counters and slots) or by its transposing kernel
+ * (vt 0: the workspace holds the split's counts and slots alone; hd256's, config.cuh
+ * SPLIT_TAIL). */
 typedef struct {
-    int32_t tiles, nk, grid, warps, d;
+    int32_t tiles, nk, grid, warps, d, vt;
     int64_t w;
 } fp8attn_wgmma_split_t;
 
@@ -97,7 +100,8 @@ typedef struct {
 #define WGMMA_SPLIT_COST 2
 #endif
 
-/* The plan for `units` query tiles of nk key tiles each on `grid` blocks (BM rows, head dim d):
+/* The plan for `units` query tiles of nk key tiles each on `grid` blocks (BM rows, head dim d;
+ * vt set to 1):
  * split where the last round leaves blocks idle and the split round saves at least 2 % of the
  * call by the model in sched_plan.cu; never under the causal mask (causal != 0, which the
  * dispatcher also passes where the kernel cannot split: split_bn 0, e.g. in WGMMA_SPLIT_TAIL=0
@@ -126,7 +130,9 @@ void fp8attn_wgmma_split_plan(int64_t units, int64_t nk, int grid, int bm, int d
  * takes, and the launch of the pass that writes it. */
 int64_t fp8attn_wgmma_vt_skp(const fp8attn_params_t *p);
 size_t fp8attn_wgmma_vt_bytes(const fp8attn_params_t *p);
-/* The whole workspace of a _vt kernel: V^T, then (16-byte aligned) the counters: the dynamic
+/* The whole workspace of a split of the transposing kernel (s->tiles > 0, s->vt 0): one count
+ * per split tile and consumer warp, then (256-byte aligned) the slots as below. Else that of a
+ * _vt kernel: V^T, then (16-byte aligned) the counters: the dynamic
  * walk's unit counter (zeroed by the pass, or with the others before a FUSED_VT kernel), the
  * FUSED_VT kernels' chunk counter, 8 bytes of padding, one ready count per (batch, kv head)
  * pair (vt_background.cuh), and with a split tail (s->tiles > 0; s may be NULL: none) one count
@@ -137,7 +143,8 @@ size_t fp8attn_wgmma_ws_bytes(const fp8attn_params_t *p, const fp8attn_wgmma_spl
 int32_t *fp8attn_wgmma_tile_counter(const fp8attn_params_t *p, void *ws);
 int32_t *fp8attn_wgmma_vt_chunk_counter(const fp8attn_params_t *p, void *ws);
 int32_t *fp8attn_wgmma_vt_ready(const fp8attn_params_t *p, void *ws);
-int32_t *fp8attn_wgmma_split_count(const fp8attn_params_t *p, void *ws);
+int32_t *fp8attn_wgmma_split_count(const fp8attn_params_t *p, const fp8attn_wgmma_split_t *s,
+                                   void *ws);
 float *fp8attn_wgmma_split_part(const fp8attn_params_t *p, const fp8attn_wgmma_split_t *s,
                                 void *ws);
 /* The V^T tensor maps of a _vt kernel whose V^T tiles are sw_n key bytes wide: tm_vt; with

@@ -16,6 +16,7 @@
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME(void);              \
     extern "C" const int fp8attn_wgmma_rows_##NAME;                                         \
     extern "C" const int fp8attn_wgmma_split_bn_##NAME;                                     \
+    extern "C" const int fp8attn_wgmma_split_bn_tr_##NAME;                                  \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vt(void);         \
     FP8ATTN_WGMMA_LAUNCH_DECL(NAME);
 WGMMA_DECLARE(hd64)
@@ -72,6 +73,7 @@ typedef struct {
     const fp8attn_kernel_entry_t *(*entry_vt)(void); /* V^T from the workspace */
     const int *rows; /* query rows per block */
     const int *split_bn; /* its _vt kernel's key tile if that kernel may split the tail, else 0 */
+    const int *split_bn_tr; /* the same for its transposing kernel */
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt,
                                const fp8attn_wgmma_split_t *split, int sm_count,
                                fp8attn_stream_t s);
@@ -83,22 +85,26 @@ typedef struct {
 /* instance_for_problem takes the first that fits: the ranges must not overlap per head dim */
 static const wgmma_instance_t k_instances[] = {
     {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, &fp8attn_wgmma_rows_hd64,
-     &fp8attn_wgmma_split_bn_hd64, fp8attn_wgmma_launch_hd64, 0, {0, 0}, {0, 0}},
+     &fp8attn_wgmma_split_bn_hd64, &fp8attn_wgmma_split_bn_tr_hd64, fp8attn_wgmma_launch_hd64, 0,
+     {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, &fp8attn_wgmma_rows_hd128,
-     &fp8attn_wgmma_split_bn_hd128, fp8attn_wgmma_launch_hd128, 0, {0, 0}, {0, 0}},
+     &fp8attn_wgmma_split_bn_hd128, &fp8attn_wgmma_split_bn_tr_hd128, fp8attn_wgmma_launch_hd128,
+     0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
-     &fp8attn_wgmma_split_bn_hd256, fp8attn_wgmma_launch_hd256, 0, {0, 0}, {0, 0}},
+     &fp8attn_wgmma_split_bn_hd256, &fp8attn_wgmma_split_bn_tr_hd256, fp8attn_wgmma_launch_hd256,
+     0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
      &fp8attn_wgmma_rows_hd64_m128, &fp8attn_wgmma_split_bn_hd64_m128,
-     fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE, {0, WGMMA_HD64_M128_MAX_SK},
-     {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}},
+     &fp8attn_wgmma_split_bn_tr_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE,
+     {0, WGMMA_HD64_M128_MAX_SK}, {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}},
     {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt,
      &fp8attn_wgmma_rows_hd64_n160, &fp8attn_wgmma_split_bn_hd64_n160,
-     fp8attn_wgmma_launch_hd64_n160, 0, {0, 0}, {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}},
+     &fp8attn_wgmma_split_bn_tr_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, {0, 0},
+     {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}},
     {fp8attn_wgmma_entry_hd128_n224, fp8attn_wgmma_entry_hd128_n224_vt,
      &fp8attn_wgmma_rows_hd128_n224, &fp8attn_wgmma_split_bn_hd128_n224,
-     fp8attn_wgmma_launch_hd128_n224, 0, {WGMMA_HD128_N224_MIN_SK, INT32_MAX},
-     {WGMMA_HD128_N224_CAUSAL_MIN_SK, INT32_MAX}},
+     &fp8attn_wgmma_split_bn_tr_hd128_n224, fp8attn_wgmma_launch_hd128_n224, 0,
+     {WGMMA_HD128_N224_MIN_SK, INT32_MAX}, {WGMMA_HD128_N224_CAUSAL_MIN_SK, INT32_MAX}},
 };
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
 
@@ -271,14 +277,16 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
 #ifndef WGMMA_VT_MIN_REPEATS_OTHER
 #define WGMMA_VT_MIN_REPEATS_OTHER 32 /* causal at hd64, or one wave */
 #endif
-/* The split tail's plan for p on `in` (split.cuh; none where its _vt kernel's launch cannot
- * split): the one plan behind the workspace's size, the one-wave rule and the launch. */
+/* The split tail's plan for p on `in`'s _vt kernel (vt 1) or its transposing kernel (vt 0)
+ * (split.cuh; none where that kernel's launch cannot split): the one plan behind the
+ * workspace's size, the rules below and the launch. */
 static void split_plan_of(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count,
-                          fp8attn_wgmma_split_t *split)
+                          int vt, fp8attn_wgmma_split_t *split)
 {
-    const int bn = *in->split_bn;
+    const int bn = vt ? *in->split_bn : *in->split_bn_tr;
     fp8attn_wgmma_split_plan(grid_of(in, p), bn ? ((int64_t)p->seqlen_k + bn - 1) / bn : 0,
                              sm_count, *in->rows, p->head_dim, p->causal || !bn, split);
+    split->vt = vt;
 }
 
 /* WGMMA_SPLIT_ONE_WAVE_GAIN_PCT: a problem without the mask whose query tiles fit in one wave takes
@@ -305,6 +313,25 @@ static void split_plan_of(const fp8attn_params_t *p, const wgmma_instance_t *in,
 #define WGMMA_VT_ROUND_TENTHS_HD256 18
 #define WGMMA_VT_ROUND_BN 224
 
+/* A one-wave problem on the _vt kernel's split (every tile is the tail's): the busiest block's
+ * key tiles by the model above, V^T rounds included, and (*nk) a tile's key tiles; -1 where the
+ * _vt kernel's plan does not split. */
+static int64_t vt_split_kt(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count,
+                           int64_t *nk)
+{
+    fp8attn_wgmma_split_t split;
+    split_plan_of(p, in, sm_count, 1, &split);
+    const int64_t bn = *in->split_bn; /* > 0 where the plan splits */
+    *nk = bn ? ((int64_t)p->seqlen_k + bn - 1) / bn : 0;
+    if (split.tiles == 0) return -1;
+    const int64_t chunks = (int64_t)p->batch * p->h_kv * (((int64_t)p->seqlen_k + 63) / 64);
+    const int64_t rounds = (chunks + 2 * (int64_t)sm_count - 1) / (2 * (int64_t)sm_count);
+    const int64_t tenths =
+        p->head_dim == 256 ? WGMMA_VT_ROUND_TENTHS_HD256 : WGMMA_VT_ROUND_TENTHS;
+    const int64_t vt_kt = (rounds * tenths * WGMMA_VT_ROUND_BN + 10 * bn - 1) / (10 * bn);
+    return (split.w + sm_count - 1) / sm_count + WGMMA_SPLIT_COST + vt_kt;
+}
+
 static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count)
 {
     if (!in || p->h_kv > 65535 || p->batch > 65535) return false;
@@ -321,27 +348,66 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
     const int gain_pct =
         p->head_dim == 256 ? WGMMA_SPLIT_ONE_WAVE_GAIN_PCT_HD256 : WGMMA_SPLIT_ONE_WAVE_GAIN_PCT;
     if (!one_wave || !gain_pct) return false;
-    fp8attn_wgmma_split_t split; /* one wave: every tile is the tail's */
-    split_plan_of(p, in, sm_count, &split);
-    if (split.tiles == 0) return false;
-    const int64_t bn = *in->split_bn; /* > 0: the plan split */
-    const int64_t chunks = (int64_t)p->batch * p->h_kv * (((int64_t)p->seqlen_k + 63) / 64);
-    const int64_t rounds = (chunks + 2 * (int64_t)sm_count - 1) / (2 * (int64_t)sm_count);
-    const int64_t tenths =
-        p->head_dim == 256 ? WGMMA_VT_ROUND_TENTHS_HD256 : WGMMA_VT_ROUND_TENTHS;
-    const int64_t vt_kt = (rounds * tenths * WGMMA_VT_ROUND_BN + 10 * bn - 1) / (10 * bn);
-    const int64_t split_kt = (split.w + sm_count - 1) / sm_count + WGMMA_SPLIT_COST + vt_kt;
-    return split_kt * 100 <= (int64_t)split.nk * (100 - gain_pct);
+    int64_t nk;
+    const int64_t split_kt = vt_split_kt(p, in, sm_count, &nk);
+    return split_kt >= 0 && split_kt * 100 <= nk * (100 - gain_pct);
 }
 
-/* With a workspace: V^T, the counters and, where the split plan has tiles, the tail's slots:
- * the plan that launch() below passes to kernel.cuh's wgmma_launch. */
+/* WGMMA_SPLIT_TR_TENTHS: a key tile of hd256's transposing kernel, the one transposing kernel
+ * that splits (config.cuh SPLIT_TAIL), costs as much as this many tenths of one of its _vt
+ * kernel's, which has the intra-warpgroup overlap (8-11 % faster at 8k-16k keys: docs/PERF.md
+ * w16). 0: the transposing kernel's split is never taken where the _vt kernel runs (A/B). */
+#ifndef WGMMA_SPLIT_TR_TENTHS
+#define WGMMA_SPLIT_TR_TENTHS 11
+#endif
+
+/* What a workspace buys p on `in`, and the split plan (*split, no tiles if none) that goes with
+ * it: WS_NONE, nothing (no workspace); WS_VT, the _vt kernel (use_vt_pass), with its own plan;
+ * WS_SPLIT, the transposing kernel's split tail (its workspace holds only the split's counts and
+ * slots: no V^T to write first). The transposing kernel splits wherever its plan splits and the
+ * _vt kernel would not run; where it would and the problem fits in one wave, whichever the
+ * model puts first: the transposing split's busiest block (key tiles + the split's cost, in
+ * tenths of WGMMA_SPLIT_TR_TENTHS) against the _vt kernel's (its split with the V^T rounds
+ * above, or all of a tile's key tiles where that does not split). Where the _vt kernel runs a
+ * problem of more than one wave (repeats over the line), it keeps it: V^T once per call pays
+ * there. docs/PERF.md w66. */
+typedef enum { WS_NONE, WS_VT, WS_SPLIT } ws_use_t;
+
+static ws_use_t workspace_use(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count,
+                              fp8attn_wgmma_split_t *split)
+{
+    memset(split, 0, sizeof *split);
+    if (!in) return WS_NONE;
+    const bool vt = use_vt_pass(p, in, sm_count);
+    fp8attn_wgmma_split_t tr;
+    split_plan_of(p, in, sm_count, 0, &tr);
+    if (tr.tiles > 0) {
+        bool take = !vt;
+        if (vt && grid_of(in, p) <= sm_count && WGMMA_SPLIT_TR_TENTHS > 0) {
+            int64_t nk;
+            int64_t vt_kt = vt_split_kt(p, in, sm_count, &nk);
+            if (vt_kt < 0) vt_kt = nk;
+            const int64_t tr_kt = (tr.w + sm_count - 1) / sm_count + WGMMA_SPLIT_COST;
+            take = tr_kt * WGMMA_SPLIT_TR_TENTHS <= vt_kt * 10;
+        }
+        if (take) {
+            *split = tr;
+            return WS_SPLIT;
+        }
+    }
+    if (!vt) return WS_NONE;
+    split_plan_of(p, in, sm_count, 1, split);
+    return WS_VT;
+}
+
+/* With a workspace: V^T, the counters and, where the split plan has tiles, the tail's slots; or
+ * the transposing kernel's split's counts and slots alone: the plan that launch() below passes
+ * to kernel.cuh's wgmma_launch. */
 static size_t workspace_size(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
 {
-    const wgmma_instance_t *in = instance_for_problem(p, dev->sm_count);
-    if (!use_vt_pass(p, in, dev->sm_count)) return 0;
     fp8attn_wgmma_split_t split;
-    split_plan_of(p, in, dev->sm_count, &split);
+    if (workspace_use(p, instance_for_problem(p, dev->sm_count), dev->sm_count, &split) == WS_NONE)
+        return 0;
     return fp8attn_wgmma_ws_bytes(p, &split);
 }
 
@@ -351,11 +417,11 @@ static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_i
     fp8attn_status_t st;
     const wgmma_instance_t *in = pick(p, dev, &st);
     if (!in) return st;
-    /* a workspace comes only where workspace_size() asked for one, i.e. where use_vt_pass holds,
-     * and then with room for this plan */
+    /* a workspace comes only where workspace_size() asked for one, i.e. where workspace_use
+     * finds a use for it, and then with room for this plan */
     fp8attn_wgmma_split_t split;
     memset(&split, 0, sizeof split);
-    if (workspace) split_plan_of(p, in, dev->sm_count, &split);
+    if (workspace) workspace_use(p, in, dev->sm_count, &split);
     return in->launch(p, workspace, &split, dev->sm_count, stream);
 }
 
@@ -372,7 +438,9 @@ static const fp8attn_kernel_entry_t *kernel_for_ws(const fp8attn_params_t *p,
                                                    fp8attn_status_t *st)
 {
     const wgmma_instance_t *in = pick(p, dev, st);
-    return in ? (use_vt_pass(p, in, dev->sm_count) ? in->entry_vt() : in->entry()) : NULL;
+    fp8attn_wgmma_split_t split;
+    if (!in) return NULL;
+    return workspace_use(p, in, dev->sm_count, &split) == WS_VT ? in->entry_vt() : in->entry();
 }
 
 /* The default's choice between wgmma and mma (priority 10) per problem. wgmma's blocks are 128 or
