@@ -35,6 +35,9 @@ for d in $dims; do
              --shape 1,8,8,64,4097,$d --shape 1,8,2,4097,64,$d)
 done
 
+# hd256's transposing kernel with the split tail (one wave, 16 query tiles of 65 key tiles over
+# every SM, query tile by query tile; without the mask and with a workspace: docs/PERF.md w66)
+[ "$variant" = wgmma ] && shapes+=(--shape 1,8,8,200,8300,256)
 descales=(tensor head batch-head)
 fail=0
 run=0

@@ -22,7 +22,7 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
               --shape 1,44,4,777,900,128 --shape 1,56,56,800,800,64 --shape 1,60,6,650,500,256
               --shape 1,136,8,300,200,128 --shape 1,140,140,300,100,256 --shape 1,48,48,512,300,256
               --shape 1,140,14,200,1200,64 --shape 1,100,10,200,1500,256
-              --shape 1,70,2,300,4200,128 --shape 1,2,1,130,8300,256)
+              --shape 1,70,2,300,4200,128 --shape 1,8,8,200,8300,256)
 # (1,8,1,512,700,128), (1,16,1,400,333,64), (1,8,1,512,300,256) and (1,136,8,200,300,128) reach 32
 # repeats, and (1,72,8,200,300,64) 18 on 144 blocks without the mask: with the tool's workspace
 # they run the counters' clear and the _vt kernels (the last only non-causal). (1,72,8,...) and
@@ -47,10 +47,11 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
 # Without the mask, with the workspace, the split tail (split.cuh): (1,44,4,777,900,128) on hd128's
 # _vt kernel (308 tiles: a last round of 44 tiles of 5 key tiles spread over 132 blocks), the last
 # three on hd64's (3 consumers; 16 tiles of 10), hd256's (68 of 12) and hd128_n224's (78 of 19):
-# segments written, counted and merged by the last warp across blocks. (1,2,1,130,8300,256): the
-# split in hd256's transposing kernel (one wave: 4 tiles of 65 key tiles over every block, the
-# partial second query tile and key tile included; a workspace of the split's counts and slots
-# alone, no V^T: docs/PERF.md w66); causal, the same kernel unsplit.
+# segments written, counted and merged by the last warp across blocks. (1,8,8,200,8300,256): the
+# split in hd256's transposing kernel (one wave: 16 tiles of 65 key tiles over every block, taken
+# query tile by query tile, the partial second query tile and the last key tile's tail included;
+# a workspace of the split's counts and slots alone, no V^T: docs/PERF.md w66); causal, the same
+# kernel unsplit.
 variants="reference-gpu mma-m64 mma-m128"
 "$bin" info | grep -qE '^  wgmma ' && variants="$variants wgmma"
 [ $# -gt 1 ] && variants="${*:2}" # by hand: only the variants named

@@ -284,6 +284,10 @@ struct wgmma_params {
      * split_nk. */
     int32_t split_units0, split_nk, split_w;
     fp8attn_fastdiv_t div_split_w, div_split_nk;
+    /* > 0: the tail is split_heads whole heads, its tiles taken query tile by query tile
+     * (scheduler.cuh unit_tile); 0: in the tiles walk's order */
+    int32_t split_heads;
+    fp8attn_fastdiv_t div_split_heads;
     float *split_part;
     int32_t *split_count;
 };

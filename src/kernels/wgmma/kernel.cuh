@@ -171,6 +171,12 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         wp.div_split_w = fp8attn_fastdiv_make((uint32_t)split.w);
         wp.div_split_nk = fp8attn_fastdiv_make((uint32_t)split.nk);
         wp.div_grid = fp8attn_fastdiv_make((uint32_t)slots); /* the grid below */
+        /* a tail of whole heads of more than one query tile: query tile by query tile */
+        if (wp.n_q_tiles > 1 && wp.split_units0 % wp.n_q_tiles == 0 &&
+            split.tiles % wp.n_q_tiles == 0) {
+            wp.split_heads = split.tiles / wp.n_q_tiles;
+            wp.div_split_heads = fp8attn_fastdiv_make((uint32_t)wp.split_heads);
+        }
         wp.split_part = fp8attn_wgmma_split_part(p, &split, vt);
         wp.split_count = fp8attn_wgmma_split_count(p, &split, vt);
         /* tiles + 2 slots: below 2^31 for any Q that fits in memory (2^31 tiles of 64 rows) */

@@ -148,7 +148,18 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
             t.kt0 = k_lo - t_lo;
             seg_n = k_hi - k_lo;
         } /* else the range holds the whole tile: it runs as one */
-        u = p.split_units0 + ti; /* the tiles walk's unit of that query tile */
+        /* the tiles walk's unit of that query tile: the tail's tiles in their order, or, where
+         * the tail is whole heads (split_heads of them), query tile by query tile: tail tile ti
+         * is query tile ti / split_heads of head ti mod split_heads. A head's query tiles are
+         * then split_heads tiles apart in the ranges, so the blocks on them start at the same
+         * key offset, or near it, and read each K and V tile at about the same time: from L2,
+         * once from DRAM (head by head they did at different offsets; docs/PERF.md w66). */
+        int tu = ti;
+        if (p.split_heads > 0) {
+            const int i = fast_div(ti, p.div_split_heads, p.split_heads);
+            tu = (ti - i * p.split_heads) * p.n_q_tiles + i;
+        }
+        u = p.split_units0 + tu;
     }
     int hb; /* head + h_q * batch */
     /* the kernels with the dynamic walk have no other causal walk, and it hands out tiles-walk

@@ -224,6 +224,8 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
     out->split_units0 = INT32_MAX; /* the launch sets these for the split tail */
     out->split_nk = out->split_w = 0;
     out->div_split_w = out->div_split_nk = fp8attn_fastdiv_make(1);
+    out->split_heads = 0;
+    out->div_split_heads = fp8attn_fastdiv_make(1);
     out->split_part = NULL;
     out->split_count = NULL;
     return FP8ATTN_OK;

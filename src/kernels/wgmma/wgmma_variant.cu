@@ -353,6 +353,31 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
     return split_kt >= 0 && split_kt * 100 <= nk * (100 - gain_pct);
 }
 
+/* WGMMA_SPLIT_COST_TR: the split's cost, in key tiles of the busiest block, in hd256's
+ * transposing kernel, where the plan counts WGMMA_SPLIT_COST (fitted to the _vt kernels): each
+ * of a block's two segments starts without overlap (Q, the first K and V, the first transpose)
+ * and ends writing 135 KB of partial O, and the counts' clear runs as a kernel before it. The
+ * kernel splits where the plan does and this cost leaves a gain of WGMMA_SPLIT_TR_GAIN_PCT.
+ * Fitted to 13 one-wave shapes (docs/PERF.md w66; split / unsplit time, H100): the split lost at
+ * (1,8,8,1024,1024,256) 1.35, (1,16,16,512,1536,256) 1.18, (1,8,8,1024,2048,256) 1.06, where
+ * a cost above 3.8, 5.8 and 7.7 key tiles says so, and gained at (1,32,32,128,2048,256) 0.95 and
+ * (1,16,16,256,2048,256) 0.89, where it must stay at most 11.7: 10. */
+#ifndef WGMMA_SPLIT_COST_TR
+#define WGMMA_SPLIT_COST_TR 10
+#endif
+#ifndef WGMMA_SPLIT_TR_GAIN_PCT
+#define WGMMA_SPLIT_TR_GAIN_PCT 2
+#endif
+
+/* Whether the transposing kernel's plan s for `units` query tiles pays by that cost. */
+static bool tr_split_pays(const fp8attn_wgmma_split_t *s, int64_t units)
+{
+    if (s->tiles <= 0) return false;
+    const int64_t full = units / s->grid, now = (full + 1) * s->nk;
+    const int64_t split = full * s->nk + (s->w + s->grid - 1) / s->grid + WGMMA_SPLIT_COST_TR;
+    return split * 100 <= now * (100 - WGMMA_SPLIT_TR_GAIN_PCT);
+}
+
 /* WGMMA_SPLIT_TR_TENTHS: a key tile of hd256's transposing kernel, the one transposing kernel
  * that splits (config.cuh SPLIT_TAIL), costs as much as this many tenths of one of its _vt
  * kernel's, which has the intra-warpgroup overlap (8-11 % faster at 8k-16k keys: docs/PERF.md
@@ -364,11 +389,11 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
 /* What a workspace buys p on `in`, and the split plan (*split, no tiles if none) that goes with
  * it: WS_NONE, nothing (no workspace); WS_VT, the _vt kernel (use_vt_pass), with its own plan;
  * WS_SPLIT, the transposing kernel's split tail (its workspace holds only the split's counts and
- * slots: no V^T to write first). The transposing kernel splits wherever its plan splits and the
- * _vt kernel would not run; where it would and the problem fits in one wave, whichever the
- * model puts first: the transposing split's busiest block (key tiles + the split's cost, in
- * tenths of WGMMA_SPLIT_TR_TENTHS) against the _vt kernel's (its split with the V^T rounds
- * above, or all of a tile's key tiles where that does not split). Where the _vt kernel runs a
+ * slots: no V^T to write first). The transposing kernel splits wherever its split pays
+ * (tr_split_pays) and the _vt kernel would not run; where it would and the problem fits in one
+ * wave, whichever the model puts first: the transposing split's busiest block (key tiles +
+ * WGMMA_SPLIT_COST_TR, in tenths of WGMMA_SPLIT_TR_TENTHS) against the _vt kernel's (its split
+ * with the V^T rounds above, or all of a tile's key tiles where that does not split). Where the _vt kernel runs a
  * problem of more than one wave (repeats over the line), it keeps it: V^T once per call pays
  * there. docs/PERF.md w66. */
 typedef enum { WS_NONE, WS_VT, WS_SPLIT } ws_use_t;
@@ -381,13 +406,13 @@ static ws_use_t workspace_use(const fp8attn_params_t *p, const wgmma_instance_t 
     const bool vt = use_vt_pass(p, in, sm_count);
     fp8attn_wgmma_split_t tr;
     split_plan_of(p, in, sm_count, 0, &tr);
-    if (tr.tiles > 0) {
+    if (tr_split_pays(&tr, grid_of(in, p))) {
         bool take = !vt;
         if (vt && grid_of(in, p) <= sm_count && WGMMA_SPLIT_TR_TENTHS > 0) {
             int64_t nk;
             int64_t vt_kt = vt_split_kt(p, in, sm_count, &nk);
             if (vt_kt < 0) vt_kt = nk;
-            const int64_t tr_kt = (tr.w + sm_count - 1) / sm_count + WGMMA_SPLIT_COST;
+            const int64_t tr_kt = (tr.w + sm_count - 1) / sm_count + WGMMA_SPLIT_COST_TR;
             take = tr_kt * WGMMA_SPLIT_TR_TENTHS <= vt_kt * 10;
         }
         if (take) {
