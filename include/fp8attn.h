@@ -176,7 +176,7 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
  * transpose V once per call instead of once per block of queries in shared memory, which makes
  * them faster (docs/PERF.md, w8, w55), for the counters their causal tile scheduler and that
  * transpose hand out work with (w50, w55), and without the causal mask to spread the last round
- * of query tiles over every SM, whose partial results meet there (w62); every other variant
+ * of query tiles over every SM, whose partial results meet there (w62, w66); every other variant
  * needs none (0 bytes). With the workspace the output is the same on every call, and bit for bit
  * the output without it except where that last round is split (the sums of P.V are grouped
  * differently: the last bits differ, the error against fp64 is the same). The workspace holds
@@ -200,7 +200,12 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
  * (128) with it, and 32 otherwise; or, on a problem of one wave without the mask, when
  * splitting its tiles' keys over every SM saves at least 10 % (head_dim 256: 5 %) by the
  * model in src/kernels/wgmma/wgmma_variant.cu (use_vt_pass: e.g. 512 queries against 16k
- * keys); 0 otherwise. */
+ * keys). At head_dim 256 without the mask the kernel that transposes V in shared memory splits
+ * too, needing no V^T: where its split saves 2 % with 10 key tiles of cost, the size is only
+ * the split's, 4 x that round's tiles x 8 rounded up to 256, plus two slots per SM of 128 x
+ * (head_dim / 8 + 1) x 32 bytes; it is taken where V^T would not be, and on one-wave problems
+ * where the model puts it ahead of the V^T split (workspace_use, docs/PERF.md w66: e.g. 512
+ * queries against 32k keys, 1.8x faster). 0 otherwise. */
 fp8attn_status_t fp8attn_forward_workspace_size(const fp8attn_params_t *p, const char *variant,
                                                 size_t *bytes);
 /* fp8attn_forward_variant with a workspace of workspace_size bytes: at least the size above

@@ -19,7 +19,12 @@
  * not depend on which warp came last: the same inputs give the same bits on every call. (Not the
  * bits of the same problem without a workspace, whose tiles are not split: the sum of P.V is
  * grouped differently; docs/PERF.md w62 has the error of both against fp64.) Nothing waits for
- * another block, so no block's progress depends on another's being resident. */
+ * another block, so no block's progress depends on another's being resident.
+ * The tail's tiles are taken head by head, or, where the tail is whole heads, query tile by query
+ * tile (scheduler.cuh unit_tile): then the blocks on one head's query tiles start at the same key
+ * offsets and read each K and V tile from L2 together (docs/PERF.md w66: DRAM 959 -> 283 MB at
+ * (1,16,16,512,32768,256)). The _vt kernels run the split, and hd256's transposing kernel, whose
+ * workspace then holds only the counts and slots (config.cuh SPLIT_TAIL). */
 #ifndef FP8ATTN_WGMMA_SPLIT_CUH
 #define FP8ATTN_WGMMA_SPLIT_CUH
 
