@@ -59,7 +59,7 @@ static void expect_split_refused(void)
     fp8attn_params_t p = problem(1, 16, 16384, 128);
     void *ws = (void *)(uintptr_t)(6ull << 32);
     const fp8attn_wgmma_split_t good = {.tiles = 68, .nk = 74, .grid = 132, .warps = 8,
-                                        .d = 128, .vt = 1, .w = 68 * 74};
+                                        .d = 128, .w = 68 * 74};
     for (int i = 0; i < 9; i++) {
         fp8attn_wgmma_split_t s = good;
         void *vt = ws;
@@ -72,7 +72,7 @@ static void expect_split_refused(void)
         if (i == 5) s.tiles = 67, s.w = 67 * 74; /* not the last round's count */
         if (i == 6) p.causal = 1;
         if (i == 7) vt = NULL;
-        if (i == 8) s.vt = 0;
+        if (i == 8) s.tr = 1;
         char want[96];
         snprintf(want, sizeof want, "cannot run the split plan of %d query tiles x %d key tiles on "
                  "%d blocks", s.tiles, s.nk, s.grid);
@@ -101,7 +101,9 @@ static void expect_split_ws(const fp8attn_params_t *p, int want)
     size_t bytes = 1, need = 0;
     int sms = 0;
     const fp8attn_status_t st = fp8attn_forward_workspace_size(p, NULL, &bytes);
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess,
+    int dev = 0;
+    CHECK(cudaGetDevice(&dev) == cudaSuccess &&
+              cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess,
           "cudaDeviceGetAttribute: %d SMs", sms);
     if (want) {
         const size_t tiles = (size_t)p->batch * p->h_q * (((size_t)p->seqlen_q + 127) / 128);
@@ -257,7 +259,7 @@ int main(void)
         /* hd256: one query tile per head against 8k keys (-8 % by the _vt kernel's model, w65)
          * and four (6 %): the transposing kernel's split, which writes no V^T (w66); the _vt
          * kernel's where a V^T round serves many query tiles (64 query heads per kv head, 32k
-         * keys: 127 key tiles x 1.1 against 125 + 2 + 7 for V^T) */
+         * keys: (125 + 10) x 1.1 key tiles against 125 + 2 + 7 for V^T) */
         p = problem(1, 32, 8192, 256);
         p.seqlen_q = 128;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");

@@ -279,9 +279,9 @@ struct wgmma_params {
      * to the blocks in even ranges (block b's: [b W / grid, (b + 1) W / grid), W = split_w).
      * split_part: each segment's partial O, row maximum and row sums (slot 2 b + s), and
      * split_count: per split tile and consumer warp, the segments done; both in the workspace,
-     * the counts zeroed with the other counters. The plan keeps grid * split_w below 2^31, so
-     * the ranges take 32-bit multiply-shift divisions: by the grid (div_grid), split_w and
-     * split_nk. */
+     * the counts zeroed with the other counters (a transposing kernel's split: alone). The plan
+     * keeps grid * split_w below 2^31, so the ranges take 32-bit multiply-shift divisions: by
+     * the grid (div_grid), split_w and split_nk. */
     int32_t split_units0, split_nk, split_w;
     fp8attn_fastdiv_t div_split_w, div_split_nk;
     /* > 0: the tail is split_heads whole heads, its tiles taken query tile by query tile

@@ -81,7 +81,7 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
  * VT_GLOBAL) or the kernel that transposes in shared memory. vt: the workspace (NULL: none; at
  * least fp8attn_wgmma_ws_bytes(p, plan) bytes, checked by the caller). The _vt kernel reads V^T
  * there: its background warps write it (FUSED_VT, after the counters' clear), or the V^T pass
- * first. The transposing kernel uses a workspace only for a split plan of its own (plan->vt 0):
+ * first. The transposing kernel uses a workspace only for a split plan of its own (plan->tr 1):
  * the split's counts and slots. plan: the dispatcher's plan for the split tail
  * (wgmma_variant.cu split_plan_of, the plan the workspace's size made room for; NULL or no
  * tiles: none), refused unless it is the plan fp8attn_wgmma_split_plan makes for this kernel on
@@ -106,14 +106,14 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     const bool persist = WGMMA_PERSISTENT;
     /* the split tail (split.cuh), where this kernel can run it: a split-capable kernel, a
      * FUSED_VT one (the counters' clear zeroes its counts) for a plan of the _vt kernel
-     * (plan->vt), a transposing one for the others (a workspace of the split alone),
+     * (plan->tr 0), a transposing one for its own (tr 1: a workspace of the split alone),
      * persistent, with a workspace, no mask; the plan's tail of query tiles of
      * ceil(seqlen_k / BN) key tiles each on one block per SM */
     fp8attn_wgmma_split_t split;
     memset(&split, 0, sizeof split);
     if (plan && plan->tiles > 0) {
         const bool can_split = C::SPLIT_TAIL && persist && vt && !p->causal &&
-                               (C::VT_GLOBAL ? C::FUSED_VT && plan->vt : !plan->vt);
+                               (C::VT_GLOBAL ? C::FUSED_VT && !plan->tr : plan->tr);
         /* the last round's tiles of nk key tiles each, w >= the grid (no block's range is
          * empty, split.cuh's merge counts on it), grid * w < 2^31 (scheduler.cuh's 32-bit
          * ranges) */
@@ -221,7 +221,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
  * workspace; the ring depth, register split and overlap switch may differ), their bodies only in
  * the sm_90a image; their table entries fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher
  * fp8attn_wgmma_launch_<NAME>(p, vt, split, sm_count, stream), which runs the second when
- * vt != NULL, but for a split plan of the transposing kernel (split->vt 0), which runs the first
+ * vt != NULL, but for a split plan of the transposing kernel (split->tr 1), which runs the first
  * with the workspace vt; fp8attn_wgmma_rows_<NAME> (BM), fp8attn_wgmma_split_bn_<NAME> (the _vt
  * kernel's BN if its launch may split the tail, else 0) and fp8attn_wgmma_split_bn_tr_<NAME>
  * (the same for the transposing kernel): the dispatcher's split plans, wgmma_variant.cu. */
@@ -261,7 +261,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         CFG::SPLIT_TAIL && WGMMA_PERSISTENT ? CFG::BN : 0;                                        \
     FP8ATTN_WGMMA_LAUNCH_DECL(NAME)                                                               \
     {                                                                                             \
-        const bool tr_split = split && split->tiles > 0 && !split->vt;                            \
+        const bool tr_split = split && split->tiles > 0 && split->tr;                             \
         return vt && !tr_split                                                                    \
                    ? wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, split,        \
                                           sm_count, s)                                            \

@@ -181,7 +181,7 @@ void fp8attn_wgmma_split_plan(int64_t units, int64_t nk, int grid, int bm, int d
     out->grid = grid;
     out->warps = bm / 16;
     out->d = d;
-    out->vt = 1; /* the _vt kernel's; the dispatcher sets 0 for a transposing kernel's plan */
+    out->tr = 0; /* the _vt kernel's; the dispatcher sets 1 for a transposing kernel's plan */
     out->w = 0;
     if (causal || grid <= 0 || units <= 0 || nk <= 0 || nk >= INT32_MAX)
         return;

@@ -150,7 +150,8 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
         } /* else the range holds the whole tile: it runs as one */
         /* the tiles walk's unit of that query tile: the tail's tiles in their order, or, where
          * the tail is whole heads (split_heads of them), query tile by query tile: tail tile ti
-         * is query tile ti / split_heads of head ti mod split_heads. A head's query tiles are
+         * is the (ti / split_heads)-th tile in the walk of head ti mod split_heads (the walk
+         * takes a head's query tiles last first). A head's query tiles are
          * then split_heads tiles apart in the ranges, so the blocks on them start at the same
          * key offset, or near it, and read each K and V tile at about the same time: from L2,
          * once from DRAM (head by head they did at different offsets; docs/PERF.md w66). */

@@ -1,4 +1,5 @@
-/* The workspace of the wgmma family's "_vt" kernels (fp8attn_forward_ws), and two kernels that
+/* The workspace of the wgmma family's "_vt" kernels (fp8attn_forward_ws), and of a transposing
+ * kernel's split tail (only its counts and slots: split_only below), and two kernels that
  * prepare it.
  *
  * Layout: V^T, [batch][h_kv][D][SKP] bytes, SKP = seqlen_k rounded up to 32, keys past seqlen_k
@@ -132,7 +133,7 @@ static size_t counters_bytes(const fp8attn_params_t *p, const fp8attn_wgmma_spli
  * and slots. */
 static bool split_only(const fp8attn_wgmma_split_t *s)
 {
-    return s && s->tiles > 0 && !s->vt;
+    return s && s->tiles > 0 && s->tr;
 }
 
 /* The split tail's slots: after the counters, 256-byte aligned. */
@@ -183,7 +184,8 @@ float *fp8attn_wgmma_split_part(const fp8attn_params_t *p, const fp8attn_wgmma_s
 
 /* Zeroes the workspace's counters (n words) for the FUSED_VT kernel that follows it, which is
  * launched as its programmatic dependent: that kernel's blocks start and set up their barriers
- * while this one runs, and wait for it (griddepcontrol.wait) before they touch the counters. One
+ * while this one runs, and wait for it (griddepcontrol.wait) before they touch the counters. Or
+ * a transposing kernel's split counts, for that kernel, which follows in stream order. One
  * block. */
 extern "C" __global__ void __launch_bounds__(128) fp8attn_wgmma_vt_clear(int32_t *counters, int n)
 {
@@ -203,8 +205,9 @@ fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p,
                                                  fp8attn_stream_t stream)
 {
     int32_t *counters = split_only(s) ? (int32_t *)ws : fp8attn_wgmma_tile_counter(p, ws);
-    /* < 2^31: batch * h_kv <= V's bytes / 64, and the caller gave a workspace that holds V^T;
-     * the split counts are fewer than the grid's blocks x 12 */
+    /* < 2^31: batch * h_kv <= V's bytes / 64, and the caller gave a workspace that holds V^T
+     * (a split alone: no V^T, its counts only); the split counts are fewer than the grid's
+     * blocks x 12 */
     int n = (int)(split_only(s) ? split_counts(s) : counters_bytes(p, s) / 4);
     void *args[] = {(void *)&counters, (void *)&n};
     const cudaError_t e = cudaLaunchKernel((const void *)fp8attn_wgmma_vt_clear, dim3(1), dim3(128),

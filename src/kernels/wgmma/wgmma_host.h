@@ -80,11 +80,11 @@ int fp8attn_wgmma_causal_walk(int n_q_tiles, int bm, int bn, int q_off, int seql
 /* The split tail of a problem without the causal mask (split.cuh): its last round's `tiles` query
  * tiles (0: no split) of nk key tiles each, w = tiles * nk key tiles in all, spread over `grid`
  * blocks of `warps` consumer warps (BM / 16) at head dim d; run by the instance's _vt kernel
- * (vt 1: the workspace holds V^T, then the counters and slots) or by its transposing kernel
- * (vt 0: the workspace holds the split's counts and slots alone; hd256's, config.cuh
- * SPLIT_TAIL). */
+ * (tr 0: the workspace holds V^T, then the counters and slots) or by its transposing kernel
+ * (tr 1: the workspace holds the split's counts and slots alone; hd256's, config.cuh
+ * SPLIT_TAIL). A plan zeroed but for its sizes is the _vt kernel's. */
 typedef struct {
-    int32_t tiles, nk, grid, warps, d, vt;
+    int32_t tiles, nk, grid, warps, d, tr;
     int64_t w;
 } fp8attn_wgmma_split_t;
 
@@ -101,11 +101,11 @@ typedef struct {
 #endif
 
 /* The plan for `units` query tiles of nk key tiles each on `grid` blocks (BM rows, head dim d;
- * vt set to 1):
- * split where the last round leaves blocks idle and the split round saves at least 2 % of the
- * call by the model in sched_plan.cu; never under the causal mask (causal != 0, which the
- * dispatcher also passes where the kernel cannot split: split_bn 0, e.g. in WGMMA_SPLIT_TAIL=0
- * builds). C linkage: tests/test_wgmma_sched.c calls it. */
+ * tr 0, the _vt kernel's: the dispatcher sets tr for the transposing kernel's): split where the
+ * last round leaves blocks idle and the split round saves at least 2 % of the call by the model
+ * in sched_plan.cu; never under the causal mask (causal != 0, which the dispatcher also passes
+ * where the kernel cannot split: split_bn or split_bn_tr 0, e.g. in WGMMA_SPLIT_TAIL=0 builds).
+ * C linkage: tests/test_wgmma_sched.c calls it. */
 #ifdef __cplusplus
 extern "C"
 #endif
@@ -113,8 +113,9 @@ void fp8attn_wgmma_split_plan(int64_t units, int64_t nk, int grid, int bm, int d
                               fp8attn_wgmma_split_t *out);
 
 /* The launcher of instance NAME (kernel.cuh FP8ATTN_WGMMA_INSTANCE): runs its "_vt" kernel with
- * the workspace vt, else its transposing kernel, and the split plan `split` (NULL or no tiles:
- * none), which it refuses unless it is the plan fp8attn_wgmma_split_plan makes for that kernel.
+ * the workspace vt, else its transposing kernel (with the workspace vt where `split` is its own,
+ * split->tr 1), and the split plan `split` (NULL or no tiles: none), which it refuses unless it
+ * is the plan fp8attn_wgmma_split_plan makes for that kernel.
  * C linkage: wgmma_variant.cu's table and tests/test_gpu_dispatch.c call it. */
 #ifdef __cplusplus
 #define FP8ATTN_WGMMA_EXTERN_C extern "C"
@@ -130,7 +131,7 @@ void fp8attn_wgmma_split_plan(int64_t units, int64_t nk, int grid, int bm, int d
  * takes, and the launch of the pass that writes it. */
 int64_t fp8attn_wgmma_vt_skp(const fp8attn_params_t *p);
 size_t fp8attn_wgmma_vt_bytes(const fp8attn_params_t *p);
-/* The whole workspace of a split of the transposing kernel (s->tiles > 0, s->vt 0): one count
+/* The whole workspace of a split of the transposing kernel (s->tiles > 0, s->tr 1): one count
  * per split tile and consumer warp, then (256-byte aligned) the slots as below. Else that of a
  * _vt kernel: V^T, then (16-byte aligned) the counters: the dynamic
  * walk's unit counter (zeroed by the pass, or with the others before a FUSED_VT kernel), the
@@ -154,7 +155,9 @@ float *fp8attn_wgmma_split_part(const fp8attn_params_t *p, const fp8attn_wgmma_s
 fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt, int sw_n,
                                             int chunk, struct wgmma_params *out);
 /* Zeroes the counters of workspace ws (all of them, the split tail's of s too: the one-block
- * fp8attn_wgmma_vt_clear on `stream`, whose programmatic dependent the _vt kernel is). */
+ * fp8attn_wgmma_vt_clear on `stream`, whose programmatic dependent the _vt kernel is); for a
+ * split of the transposing kernel (s->tr), the split's counts alone, and that kernel follows in
+ * plain stream order. */
 fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p,
                                                  const fp8attn_wgmma_split_t *s, void *ws,
                                                  fp8attn_stream_t stream);

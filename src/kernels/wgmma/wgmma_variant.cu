@@ -2,8 +2,8 @@
  * sm_90a image, strides TMA can encode), which instance runs them (one general instance per head
  * dim, wgmma_hd<D>.cu, and instances for ranges of problems: wgmma_hd64_m128.cu for one-wave and
  * short causal hd64 problems, wgmma_hd64_n160.cu for causal hd64 problems of 1k-4k keys,
- * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal), and whether V^T
- * goes through the workspace (use_vt_pass). */
+ * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal), and what a workspace
+ * buys (workspace_use: V^T through it, use_vt_pass, or hd256's transposing split). */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <string.h>
@@ -286,7 +286,7 @@ static void split_plan_of(const fp8attn_params_t *p, const wgmma_instance_t *in,
     const int bn = vt ? *in->split_bn : *in->split_bn_tr;
     fp8attn_wgmma_split_plan(grid_of(in, p), bn ? ((int64_t)p->seqlen_k + bn - 1) / bn : 0,
                              sm_count, *in->rows, p->head_dim, p->causal || !bn, split);
-    split->vt = vt;
+    split->tr = !vt;
 }
 
 /* WGMMA_SPLIT_ONE_WAVE_GAIN_PCT: a problem without the mask whose query tiles fit in one wave takes
@@ -393,9 +393,10 @@ static bool tr_split_pays(const fp8attn_wgmma_split_t *s, int64_t units)
  * (tr_split_pays) and the _vt kernel would not run; where it would and the problem fits in one
  * wave, whichever the model puts first: the transposing split's busiest block (key tiles +
  * WGMMA_SPLIT_COST_TR, in tenths of WGMMA_SPLIT_TR_TENTHS) against the _vt kernel's (its split
- * with the V^T rounds above, or all of a tile's key tiles where that does not split). Where the _vt kernel runs a
- * problem of more than one wave (repeats over the line), it keeps it: V^T once per call pays
- * there. docs/PERF.md w66. */
+ * with the V^T rounds above, or all of a tile's key tiles where that does not split), both in
+ * key tiles of the same size (A/B builds whose two kernels' tiles differ, or whose _vt kernel
+ * cannot split, keep the _vt kernel). Where the _vt kernel runs a problem of more than one wave
+ * (repeats over the line), it keeps it: V^T once per call pays there. docs/PERF.md w66. */
 typedef enum { WS_NONE, WS_VT, WS_SPLIT } ws_use_t;
 
 static ws_use_t workspace_use(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count,
@@ -408,7 +409,8 @@ static ws_use_t workspace_use(const fp8attn_params_t *p, const wgmma_instance_t 
     split_plan_of(p, in, sm_count, 0, &tr);
     if (tr_split_pays(&tr, grid_of(in, p))) {
         bool take = !vt;
-        if (vt && grid_of(in, p) <= sm_count && WGMMA_SPLIT_TR_TENTHS > 0) {
+        if (vt && grid_of(in, p) <= sm_count && WGMMA_SPLIT_TR_TENTHS > 0 &&
+            *in->split_bn == *in->split_bn_tr) {
             int64_t nk;
             int64_t vt_kt = vt_split_kt(p, in, sm_count, &nk);
             if (vt_kt < 0) vt_kt = nk;
