@@ -239,6 +239,18 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_m128");
         p = problem(1, 4, 2048, 64); /* 16 repeats, but one wave: the pass would not pay */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_m128");
+        /* one wave at hd64 with a workspace: the 192-row instance's split where it beats
+         * hd64_m128 unsplit by the model (w67): 48 tiles of 64 key tiles, 26 x 1.25 + 8 V^T
+         * rounds x 2.06 + 3 = 52 against 64; not at 2k keys (17 against 16) */
+        p = problem(1, 16, 8192, 64);
+        p.seqlen_q = 512;
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd64_vt");
+        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_m128"); /* without a workspace */
+        p.causal = 1;
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd64_m128");
+        p = problem(1, 16, 2048, 64);
+        p.seqlen_q = 512;
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd64_m128");
         /* one wave without the mask, below the line: the workspace where the split tail pays
          * (w63): 32 query tiles of 74 key tiles spread over every SM, against the V^T rounds */
         p = problem(1, 8, 16384, 128);

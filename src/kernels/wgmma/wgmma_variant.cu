@@ -164,9 +164,13 @@ static const wgmma_instance_t *instance_for_problem(const fp8attn_params_t *p, i
     return instance_for(p->head_dim);
 }
 
-/* The instance for the problem, or NULL with *st saying why none can run it here. */
+static const wgmma_instance_t *instance_for_call(const fp8attn_params_t *p, int sm_count,
+                                                 int with_ws);
+
+/* The instance for the problem (with_ws: given a workspace, see instance_for_call), or NULL with
+ * *st saying why none can run it here. */
 static const wgmma_instance_t *pick(const fp8attn_params_t *p, const fp8attn_device_info_t *dev,
-                                    fp8attn_status_t *st)
+                                    fp8attn_status_t *st, int with_ws)
 {
     *st = FP8ATTN_OK;
     if (p->in_format != FP8ATTN_FORMAT_E4M3) {
@@ -191,7 +195,7 @@ static const wgmma_instance_t *pick(const fp8attn_params_t *p, const fp8attn_dev
         return NULL;
     }
     if ((*st = fp8attn_wgmma_check_strides(p)) != FP8ATTN_OK) return NULL;
-    const wgmma_instance_t *in = instance_for_problem(p, dev->sm_count);
+    const wgmma_instance_t *in = instance_for_call(p, dev->sm_count, with_ws);
     if (!in) {
         *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED, "wgmma: head_dim = %d not compiled",
                            p->head_dim);
@@ -219,7 +223,7 @@ static const wgmma_instance_t *pick(const fp8attn_params_t *p, const fp8attn_dev
 static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
 {
     fp8attn_status_t st;
-    return pick(p, dev, &st) ? FP8ATTN_OK : st;
+    return pick(p, dev, &st, 0) ? FP8ATTN_OK : st;
 }
 
 /* Whether the _vt kernel runs, with V^T in the workspace (written by the V^T pass before w55,
@@ -427,13 +431,53 @@ static ws_use_t workspace_use(const fp8attn_params_t *p, const wgmma_instance_t 
     return WS_VT;
 }
 
+/* WGMMA_HD64_SPLIT_*: a one-wave hd64 problem runs hd64_m128 (128-row blocks, whose kernels
+ * cannot split: two Q stages), unsplit, in about 0.97 us a key tile plus 6 (H100). Given a
+ * workspace it runs the general hd64 instance's _vt kernel instead (192-row blocks, the split
+ * tail over every SM) where that instance would split (workspace_use: WS_VT with a plan) and
+ * its time by this model, in hd64_m128's key tiles, is at least WGMMA_HD64_SPLIT_GAIN_PCT % less:
+ * TILE_PCT % of one a 192-row key tile of the split's busiest block (ceil(W / SMs) + 2), ROUND_PCT
+ * % of one a round of the background's V^T, FIXED_PCT % of one for the counts' clear and the
+ * merge (both instances' key tiles are 128 keys). Fitted (docs/PERF.md w67; CUDA-graph time,
+ * H100) to six shapes: split / hd64_m128
+ * (1,16,16,512,32768,64) 0.72, (1,8,8,1024,8192,64) 0.69, (1,16,16,512,8192,64) 0.81,
+ * (1,32,32,128,16384,64) 0.85, (1,16,16,512,2048,64) 1.18, (1,32,8,512,16384,64) 1.04 (hd64_m128's
+ * 128 tiles fill the machine). 0 (GAIN_PCT): never (A/B builds). */
+#ifndef WGMMA_HD64_SPLIT_GAIN_PCT
+#define WGMMA_HD64_SPLIT_GAIN_PCT 10
+#endif
+#define WGMMA_HD64_SPLIT_TILE_PCT 125
+#define WGMMA_HD64_SPLIT_ROUND_PCT 206
+#define WGMMA_HD64_SPLIT_FIXED_PCT 300
+
+/* The instance for p: instance_for_problem's, but, with a workspace (with_ws), the general
+ * instance in place of a one-wave one where its split pays by the model above. */
+static const wgmma_instance_t *instance_for_call(const fp8attn_params_t *p, int sm_count,
+                                                 int with_ws)
+{
+    const wgmma_instance_t *in = instance_for_problem(p, sm_count);
+    if (!with_ws || !in || !in->one_wave || p->causal || !WGMMA_HD64_SPLIT_GAIN_PCT) return in;
+    const wgmma_instance_t *g = instance_for(p->head_dim);
+    fp8attn_wgmma_split_t split;
+    if (!g || g == in || workspace_use(p, g, sm_count, &split) != WS_VT || split.tiles == 0)
+        return in;
+    /* key tiles of 128 keys in both instances (their defaults; the split's: split.nk) */
+    const int64_t nk = split.nk;
+    const int64_t chunks = (int64_t)p->batch * p->h_kv * (((int64_t)p->seqlen_k + 63) / 64);
+    const int64_t rounds = (chunks + 2 * (int64_t)sm_count - 1) / (2 * (int64_t)sm_count);
+    const int64_t kt = (split.w + sm_count - 1) / sm_count + WGMMA_SPLIT_COST;
+    const int64_t cost = kt * WGMMA_HD64_SPLIT_TILE_PCT + rounds * WGMMA_HD64_SPLIT_ROUND_PCT +
+                         WGMMA_HD64_SPLIT_FIXED_PCT;
+    return cost <= nk * (100 - WGMMA_HD64_SPLIT_GAIN_PCT) ? g : in;
+}
+
 /* With a workspace: V^T, the counters and, where the split plan has tiles, the tail's slots; or
  * the transposing kernel's split's counts and slots alone: the plan that launch() below passes
  * to kernel.cuh's wgmma_launch. */
 static size_t workspace_size(const fp8attn_params_t *p, const fp8attn_device_info_t *dev)
 {
     fp8attn_wgmma_split_t split;
-    if (workspace_use(p, instance_for_problem(p, dev->sm_count), dev->sm_count, &split) == WS_NONE)
+    if (workspace_use(p, instance_for_call(p, dev->sm_count, 1), dev->sm_count, &split) == WS_NONE)
         return 0;
     return fp8attn_wgmma_ws_bytes(p, &split);
 }
@@ -442,7 +486,7 @@ static fp8attn_status_t launch(const fp8attn_params_t *p, const fp8attn_device_i
                                void *workspace, fp8attn_stream_t stream)
 {
     fp8attn_status_t st;
-    const wgmma_instance_t *in = pick(p, dev, &st);
+    const wgmma_instance_t *in = pick(p, dev, &st, workspace != NULL);
     if (!in) return st;
     /* a workspace comes only where workspace_size() asked for one, i.e. where workspace_use
      * finds a use for it, and then with room for this plan */
@@ -456,7 +500,7 @@ static const fp8attn_kernel_entry_t *kernel_for(const fp8attn_params_t *p,
                                                 const fp8attn_device_info_t *dev,
                                                 fp8attn_status_t *st)
 {
-    const wgmma_instance_t *in = pick(p, dev, st);
+    const wgmma_instance_t *in = pick(p, dev, st, 0);
     return in ? in->entry() : NULL;
 }
 
@@ -464,7 +508,7 @@ static const fp8attn_kernel_entry_t *kernel_for_ws(const fp8attn_params_t *p,
                                                    const fp8attn_device_info_t *dev,
                                                    fp8attn_status_t *st)
 {
-    const wgmma_instance_t *in = pick(p, dev, st);
+    const wgmma_instance_t *in = pick(p, dev, st, 1);
     fp8attn_wgmma_split_t split;
     if (!in) return NULL;
     return workspace_use(p, in, dev->sm_count, &split) == WS_VT ? in->entry_vt() : in->entry();
