@@ -205,7 +205,11 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
  * the split's, 4 x that round's tiles x 8 rounded up to 256, plus two slots per SM of 128 x
  * (head_dim / 8 + 1) x 32 bytes; it is taken where V^T would not be, and on one-wave problems
  * where the model puts it ahead of the V^T split (workspace_use, docs/PERF.md w66: e.g. 512
- * queries against 32k keys, 1.8x faster). 0 otherwise. */
+ * queries against 32k keys, 1.8x faster). At head_dim 64 a one-wave problem without the mask
+ * takes the size of its 192-row blocks (rows per block 192) where their split is 10 % ahead of
+ * the 128-row blocks by the model in wgmma_variant.cu (instance_for_call, w67: e.g. 512 queries
+ * against 16k keys, 1.33x faster); without a workspace it runs the 128-row blocks. 0
+ * otherwise. */
 fp8attn_status_t fp8attn_forward_workspace_size(const fp8attn_params_t *p, const char *variant,
                                                 size_t *bytes);
 /* fp8attn_forward_variant with a workspace of workspace_size bytes: at least the size above
