@@ -2,8 +2,10 @@
  * sm_90a image, strides TMA can encode), which instance runs them (one general instance per head
  * dim, wgmma_hd<D>.cu, and instances for ranges of problems: wgmma_hd64_m128.cu for one-wave and
  * short causal hd64 problems, wgmma_hd64_n160.cu for causal hd64 problems of 1k-4k keys,
- * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal), and what a workspace
- * buys (workspace_use: V^T through it, use_vt_pass, or hd256's transposing split). */
+ * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal; given a workspace,
+ * one-wave hd64 problems may take the general instance's split instead: instance_for_call), and
+ * what a workspace buys (workspace_use: V^T through it, use_vt_pass, or hd256's transposing
+ * split). */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <string.h>
