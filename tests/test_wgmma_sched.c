@@ -148,7 +148,7 @@ int main(void)
     for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
         fp8attn_wgmma_split_t sp;
         fp8attn_wgmma_split_plan(splits[i].units, splits[i].nk, splits[i].grid, 128, 128,
-                                 splits[i].causal, &sp);
+                                 splits[i].causal, WGMMA_SPLIT_COST, &sp);
         CHECK(sp.tiles == splits[i].tiles, "split_plan(%lld, %lld, %d, causal %d): %d tiles, want %d",
               (long long)splits[i].units, (long long)splits[i].nk, splits[i].grid, splits[i].causal,
               sp.tiles, splits[i].tiles);
@@ -161,7 +161,7 @@ int main(void)
         for (int64_t nk = 1; nk <= 80; nk += 3)
             for (int64_t units = 1; units <= 5 * grid; units += 1 + units / 9) {
                 fp8attn_wgmma_split_t sp;
-                fp8attn_wgmma_split_plan(units, nk, grid, 192, 64, 0, &sp);
+                fp8attn_wgmma_split_plan(units, nk, grid, 192, 64, 0, WGMMA_SPLIT_COST, &sp);
                 if (sp.tiles == 0) continue;
                 splits_seen++;
                 CHECK(sp.tiles == units % grid && sp.w == sp.tiles * nk && sp.w >= grid &&

@@ -163,8 +163,8 @@ int fp8attn_wgmma_section_heads(int64_t heads, int heads_per_kv, int64_t kv_head
 
 /* The split tail's model (split.cuh), in key tiles of one block: today's call takes
  * ceil(units / grid) rounds of nk; split, the full rounds and then ceil(W / grid) of the tail's
- * W key tiles, plus SPLIT_COST for the segments' second tile boundary and the merge (partial O
- * out and back, one more epilogue). Split where that is at least SPLIT_MIN_GAIN_PCT % less, and
+ * W key tiles, plus `cost` for the segments' second tile boundary and the merge (partial O
+ * out and back, one more epilogue; WGMMA_SPLIT_COST for the _vt kernels). Split where that is at least SPLIT_MIN_GAIN_PCT % less, and
  * the tail gives every block at least one key tile (split.cuh counts on no block's range being
  * empty) and grid * W stays below 2^31 (the kernel's 32-bit range arithmetic). On the H100 at
  * (1,16,16384,128), 68 tiles of 74 key tiles in the last of 16 rounds: 16 x 74 = 1184 against
@@ -174,7 +174,7 @@ int fp8attn_wgmma_section_heads(int64_t heads, int heads_per_kv, int64_t kv_head
 #endif
 
 void fp8attn_wgmma_split_plan(int64_t units, int64_t nk, int grid, int bm, int d, int causal,
-                              fp8attn_wgmma_split_t *out)
+                              int cost, fp8attn_wgmma_split_t *out)
 {
     out->tiles = 0;
     out->nk = (int32_t)(nk > 0 && nk < INT32_MAX ? nk : 0);
@@ -188,7 +188,7 @@ void fp8attn_wgmma_split_plan(int64_t units, int64_t nk, int grid, int bm, int d
     const int64_t full = units / grid, tail = units - full * grid;
     if (tail == 0) return;
     const int64_t w = tail * nk, now = (full + 1) * nk;
-    const int64_t split = full * nk + (w + grid - 1) / grid + WGMMA_SPLIT_COST;
+    const int64_t split = full * nk + (w + grid - 1) / grid + cost;
     if (w < grid || w * grid >= INT32_MAX || split * 100 > now * (100 - WGMMA_SPLIT_MIN_GAIN_PCT))
         return; /* the kernel's range arithmetic is 32-bit (scheduler.cuh) */
     out->tiles = (int32_t)tail; /* < grid */

@@ -102,15 +102,16 @@ typedef struct {
 
 /* The plan for `units` query tiles of nk key tiles each on `grid` blocks (BM rows, head dim d;
  * tr 0, the _vt kernel's: the dispatcher sets tr for the transposing kernel's): split where the
- * last round leaves blocks idle and the split round saves at least 2 % of the call by the model
- * in sched_plan.cu; never under the causal mask (causal != 0, which the dispatcher also passes
+ * last round leaves blocks idle and the split round, which costs `cost` key tiles more
+ * (WGMMA_SPLIT_COST for the _vt kernels), saves at least 2 % of the call by the model in
+ * sched_plan.cu; never under the causal mask (causal != 0, which the dispatcher also passes
  * where the kernel cannot split: split_bn or split_bn_tr 0, e.g. in WGMMA_SPLIT_TAIL=0 builds).
  * C linkage: tests/test_wgmma_sched.c calls it. */
 #ifdef __cplusplus
 extern "C"
 #endif
 void fp8attn_wgmma_split_plan(int64_t units, int64_t nk, int grid, int bm, int d, int causal,
-                              fp8attn_wgmma_split_t *out);
+                              int cost, fp8attn_wgmma_split_t *out);
 
 /* The launcher of instance NAME (kernel.cuh FP8ATTN_WGMMA_INSTANCE): runs its "_vt" kernel with
  * the workspace vt, else its transposing kernel (with the workspace vt where `split` is its own,

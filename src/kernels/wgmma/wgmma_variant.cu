@@ -283,16 +283,45 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
 #ifndef WGMMA_VT_MIN_REPEATS_OTHER
 #define WGMMA_VT_MIN_REPEATS_OTHER 32 /* causal at hd64, or one wave */
 #endif
-/* The split tail's plan for p on `in`'s _vt kernel (vt 1) or its transposing kernel (vt 0)
- * (split.cuh; none where that kernel's launch cannot split): the one plan behind the
- * workspace's size, the rules below and the launch. */
+/* WGMMA_SPLIT_COST_TR: the split's cost, in key tiles of the busiest block, in hd256's
+ * transposing kernel, where the plan counts WGMMA_SPLIT_COST (fitted to the _vt kernels): each
+ * of a block's two segments starts without overlap (Q, the first K and V, the first transpose)
+ * and ends writing 135 KB of partial O, and the counts' clear runs as a kernel before it: the
+ * cost its plan counts (split_plan_of).
+ * Fitted to 13 one-wave shapes (docs/PERF.md w66; split / unsplit time, H100): the split lost at
+ * (1,8,8,1024,1024,256) 1.35, (1,16,16,512,1536,256) 1.18, (1,8,8,1024,2048,256) 1.06, where
+ * a cost above 3.8, 5.8 and 7.7 key tiles says so, and gained at (1,32,32,128,2048,256) 0.95 and
+ * (1,16,16,256,2048,256) 0.89, where it must stay at most 11.7: 10. */
+#ifndef WGMMA_SPLIT_COST_TR
+#define WGMMA_SPLIT_COST_TR 10
+#endif
+
+/* The split tail's plan for p on `in`'s _vt kernel (vt 1) or its transposing kernel (vt 0, at
+ * its own cost, WGMMA_SPLIT_COST_TR) (split.cuh; none where that kernel's launch cannot split):
+ * the one plan behind the workspace's size, the rules below and the launch. */
 static void split_plan_of(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count,
                           int vt, fp8attn_wgmma_split_t *split)
 {
     const int bn = vt ? *in->split_bn : *in->split_bn_tr;
     fp8attn_wgmma_split_plan(grid_of(in, p), bn ? ((int64_t)p->seqlen_k + bn - 1) / bn : 0,
-                             sm_count, *in->rows, p->head_dim, p->causal || !bn, split);
+                             sm_count, *in->rows, p->head_dim, p->causal || !bn,
+                             vt ? WGMMA_SPLIT_COST : WGMMA_SPLIT_COST_TR, split);
     split->tr = !vt;
+}
+
+/* The key tiles of the busiest block in split s's round, its cost included: ceil(W / grid) +
+ * cost (sched_plan.cu's model). */
+static int64_t split_round_kt(const fp8attn_wgmma_split_t *s, int cost)
+{
+    return (s->w + s->grid - 1) / s->grid + cost;
+}
+
+/* The rounds in which the _vt kernels' background warps (two per SM) write p's V^T in 64-key
+ * chunks (vt_background.cuh). */
+static int64_t vt_rounds(const fp8attn_params_t *p, int sm_count)
+{
+    const int64_t chunks = (int64_t)p->batch * p->h_kv * (((int64_t)p->seqlen_k + 63) / 64);
+    return (chunks + 2 * (int64_t)sm_count - 1) / (2 * (int64_t)sm_count);
 }
 
 /* WGMMA_SPLIT_ONE_WAVE_GAIN_PCT: a problem without the mask whose query tiles fit in one wave takes
@@ -330,12 +359,11 @@ static int64_t vt_split_kt(const fp8attn_params_t *p, const wgmma_instance_t *in
     const int64_t bn = *in->split_bn; /* > 0 where the plan splits */
     *nk = bn ? ((int64_t)p->seqlen_k + bn - 1) / bn : 0;
     if (split.tiles == 0) return -1;
-    const int64_t chunks = (int64_t)p->batch * p->h_kv * (((int64_t)p->seqlen_k + 63) / 64);
-    const int64_t rounds = (chunks + 2 * (int64_t)sm_count - 1) / (2 * (int64_t)sm_count);
     const int64_t tenths =
         p->head_dim == 256 ? WGMMA_VT_ROUND_TENTHS_HD256 : WGMMA_VT_ROUND_TENTHS;
-    const int64_t vt_kt = (rounds * tenths * WGMMA_VT_ROUND_BN + 10 * bn - 1) / (10 * bn);
-    return (split.w + sm_count - 1) / sm_count + WGMMA_SPLIT_COST + vt_kt;
+    const int64_t vt_kt =
+        (vt_rounds(p, sm_count) * tenths * WGMMA_VT_ROUND_BN + 10 * bn - 1) / (10 * bn);
+    return split_round_kt(&split, WGMMA_SPLIT_COST) + vt_kt;
 }
 
 static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count)
@@ -359,31 +387,6 @@ static bool use_vt_pass(const fp8attn_params_t *p, const wgmma_instance_t *in, i
     return split_kt >= 0 && split_kt * 100 <= nk * (100 - gain_pct);
 }
 
-/* WGMMA_SPLIT_COST_TR: the split's cost, in key tiles of the busiest block, in hd256's
- * transposing kernel, where the plan counts WGMMA_SPLIT_COST (fitted to the _vt kernels): each
- * of a block's two segments starts without overlap (Q, the first K and V, the first transpose)
- * and ends writing 135 KB of partial O, and the counts' clear runs as a kernel before it. The
- * kernel splits where the plan does and this cost leaves a gain of WGMMA_SPLIT_TR_GAIN_PCT.
- * Fitted to 13 one-wave shapes (docs/PERF.md w66; split / unsplit time, H100): the split lost at
- * (1,8,8,1024,1024,256) 1.35, (1,16,16,512,1536,256) 1.18, (1,8,8,1024,2048,256) 1.06, where
- * a cost above 3.8, 5.8 and 7.7 key tiles says so, and gained at (1,32,32,128,2048,256) 0.95 and
- * (1,16,16,256,2048,256) 0.89, where it must stay at most 11.7: 10. */
-#ifndef WGMMA_SPLIT_COST_TR
-#define WGMMA_SPLIT_COST_TR 10
-#endif
-#ifndef WGMMA_SPLIT_TR_GAIN_PCT
-#define WGMMA_SPLIT_TR_GAIN_PCT 2
-#endif
-
-/* Whether the transposing kernel's plan s for `units` query tiles pays by that cost. */
-static bool tr_split_pays(const fp8attn_wgmma_split_t *s, int64_t units)
-{
-    if (s->tiles <= 0) return false;
-    const int64_t full = units / s->grid, now = (full + 1) * s->nk;
-    const int64_t split = full * s->nk + (s->w + s->grid - 1) / s->grid + WGMMA_SPLIT_COST_TR;
-    return split * 100 <= now * (100 - WGMMA_SPLIT_TR_GAIN_PCT);
-}
-
 /* WGMMA_SPLIT_TR_TENTHS: a key tile of hd256's transposing kernel, the one transposing kernel
  * that splits (config.cuh SPLIT_TAIL), costs as much as this many tenths of one of its _vt
  * kernel's, which has the intra-warpgroup overlap (8-11 % faster at 8k-16k keys: docs/PERF.md
@@ -395,8 +398,8 @@ static bool tr_split_pays(const fp8attn_wgmma_split_t *s, int64_t units)
 /* What a workspace buys p on `in`, and the split plan (*split, no tiles if none) that goes with
  * it: WS_NONE, nothing (no workspace); WS_VT, the _vt kernel (use_vt_pass), with its own plan;
  * WS_SPLIT, the transposing kernel's split tail (its workspace holds only the split's counts and
- * slots: no V^T to write first). The transposing kernel splits wherever its split pays
- * (tr_split_pays) and the _vt kernel would not run; where it would and the problem fits in one
+ * slots: no V^T to write first). The transposing kernel splits wherever its plan splits (at
+ * its cost, WGMMA_SPLIT_COST_TR) and the _vt kernel would not run; where it would and the problem fits in one
  * wave, whichever the model puts first: the transposing split's busiest block (key tiles +
  * WGMMA_SPLIT_COST_TR, in tenths of WGMMA_SPLIT_TR_TENTHS) against the _vt kernel's (its split
  * with the V^T rounds above, or all of a tile's key tiles where that does not split), both in
@@ -413,14 +416,14 @@ static ws_use_t workspace_use(const fp8attn_params_t *p, const wgmma_instance_t 
     const bool vt = use_vt_pass(p, in, sm_count);
     fp8attn_wgmma_split_t tr;
     split_plan_of(p, in, sm_count, 0, &tr);
-    if (tr_split_pays(&tr, grid_of(in, p))) {
+    if (tr.tiles > 0) {
         bool take = !vt;
         if (vt && grid_of(in, p) <= sm_count && WGMMA_SPLIT_TR_TENTHS > 0 &&
             *in->split_bn == *in->split_bn_tr) {
             int64_t nk;
             int64_t vt_kt = vt_split_kt(p, in, sm_count, &nk);
             if (vt_kt < 0) vt_kt = nk;
-            const int64_t tr_kt = (tr.w + sm_count - 1) / sm_count + WGMMA_SPLIT_COST_TR;
+            const int64_t tr_kt = split_round_kt(&tr, WGMMA_SPLIT_COST_TR);
             take = tr_kt * WGMMA_SPLIT_TR_TENTHS <= vt_kt * 10;
         }
         if (take) {
@@ -463,14 +466,11 @@ static const wgmma_instance_t *instance_for_call(const fp8attn_params_t *p, int 
     fp8attn_wgmma_split_t split;
     if (!g || g == in || workspace_use(p, g, sm_count, &split) != WS_VT || split.tiles == 0)
         return in;
-    /* key tiles of 128 keys in both instances (their defaults; the split's: split.nk) */
-    const int64_t nk = split.nk;
-    const int64_t chunks = (int64_t)p->batch * p->h_kv * (((int64_t)p->seqlen_k + 63) / 64);
-    const int64_t rounds = (chunks + 2 * (int64_t)sm_count - 1) / (2 * (int64_t)sm_count);
-    const int64_t kt = (split.w + sm_count - 1) / sm_count + WGMMA_SPLIT_COST;
-    const int64_t cost = kt * WGMMA_HD64_SPLIT_TILE_PCT + rounds * WGMMA_HD64_SPLIT_ROUND_PCT +
+    /* key tiles of 128 keys in both instances (their defaults), split.nk of them a tile */
+    const int64_t cost = split_round_kt(&split, WGMMA_SPLIT_COST) * WGMMA_HD64_SPLIT_TILE_PCT +
+                         vt_rounds(p, sm_count) * WGMMA_HD64_SPLIT_ROUND_PCT +
                          WGMMA_HD64_SPLIT_FIXED_PCT;
-    return cost <= nk * (100 - WGMMA_HD64_SPLIT_GAIN_PCT) ? g : in;
+    return cost <= (int64_t)split.nk * (100 - WGMMA_HD64_SPLIT_GAIN_PCT) ? g : in;
 }
 
 /* With a workspace: V^T, the counters and, where the split plan has tiles, the tail's slots; or
