@@ -179,7 +179,7 @@ int main(void)
     }
     /* with a workspace: V^T written once when a V tile would be transposed often enough
      * (wgmma_variant.cu, use_vt_pass; problems of more than one wave: hd64 10, hd128 8, hd256
-     * 12, causal hd256 16, hd128 24, hd64 32; one wave 32): 32 times at (4,8,4096,256), 16 at
+     * 8, causal hd256 16, hd128 24, hd64 32; one wave 32): 32 times at (4,8,4096,256), 16 at
      * (8,8,2048,256), 4 at (32,8,512,256); any sm_90 part has fewer SMs than their blocks */
     if (hopper) {
         p = problem(4, 8, 4096, 256);
@@ -193,9 +193,11 @@ int main(void)
         p = problem(8, 8, 1920, 256); /* causal, 15 repeats */
         p.causal = 1;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
-        p = problem(4, 8, 1536, 256); /* 12 repeats: hd256's line since w44 */
-        expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
         p = problem(4, 8, 1408, 256); /* 11 repeats */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
+        p = problem(4, 8, 1024, 256); /* 8 repeats: hd256's line since w69 (12 from w44) */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd256_vt");
+        p = problem(4, 8, 896, 256); /* 7 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
         p = problem(4, 8, 3072, 256); /* causal, 24 repeats */
         p.causal = 1;

@@ -100,8 +100,8 @@ fi
 # walk), GQA 16 (the V^T workspace path) and 1 (not).
 # (2,16,16,1500,300,256) runs the hd256 kernel that transposes V itself in the causal run (12
 # repeats < 32), and in both without the workspace: the walk of a producer without a loader warp.
-# With the workspace its non-causal run (12 repeats, 384 blocks) transposes too (the pass's line
-# for hd128 and hd256 is 17 repeats since w35; (2,16,2,1500,300,256), 96, takes it).
+# With the workspace its non-causal run (12 repeats, 384 blocks) takes the _vt kernel (hd256's
+# line is 8 repeats without the mask since w69, wgmma_variant.cu), as (2,16,2,1500,300,256), 96, does.
 # hd64 problems whose 128-row tiles fit in one wave run the 128-row instance (wgmma_hd64_m128.cu),
 # and so do causal ones of at most 1024 keys; the others the 192-row one, with 160-key tiles if
 # causal with 1025 to 4096 keys (wgmma_hd64_n160.cu): on an H100 (132 SMs) the first above are

@@ -258,13 +258,16 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
  *   causal:     hd256 16 (8,8,2048) 0.971 / 0.961, 24 (4,8,3072) 0.950 / 0.920; hd128 24
  *               (4,16,3072) 0.977 / 0.957, 16 (8,16,2048) 1.031 / 0.995; hd64 11 (8,32,2048)
  *               1.028 / 1.022; one wave: (2,8,1024,256) 1.084 / 1.107
- * Rule, on problems of more than one wave: without the mask the workspace from 12 repeats (hd64
- * 10, hd128 8), with it from 16 at hd256, 24 at hd128 and 32 at hd64; one-wave problems from 32
- * (and only where h_kv and batch fit in 65535, the pass's grid, which a WGMMA_FUSED_VT=0 build
- * still launches). Not measured: 5-7 repeats; hd256 at 10-11; hd128 at 9-11 and 13; causal
- * hd256 17-23, hd128 17-23 and 25-31; small problems that reach the line through a large GQA
- * ratio. The macros may be set by A/B builds (WGMMA_VT_MIN_REPEATS_HD256 was
- * WGMMA_VT_MIN_REPEATS before w44). */
+ * hd256 without the mask below its line of 12, session 27 (docs/PERF.md w69; eager, L2 flushed,
+ * time without the workspace / time with it): 10 repeats (12,8,1280) 1.08, 8 (16,8,1024) 1.04,
+ * 4 (32,8,512) 0.95 (graphs 0.94).
+ * Rule, on problems of more than one wave: without the mask the workspace from 8 repeats at hd256
+ * and hd128 (hd64 10), with it from 16 at hd256, 24 at hd128 and 32 at hd64; one-wave problems
+ * from 32 (and only where h_kv and batch fit in 65535, the pass's grid, which a WGMMA_FUSED_VT=0
+ * build still launches). Not measured: 5-7 repeats; hd128 at 9-11 and 13; causal hd256 17-23,
+ * hd128 17-23 and 25-31; small problems that reach the line through a large GQA ratio. The
+ * macros may be set by A/B builds (WGMMA_VT_MIN_REPEATS_HD256 was WGMMA_VT_MIN_REPEATS before
+ * w44; 12 from w44 to w69). */
 #ifndef WGMMA_VT_MIN_REPEATS_HD64
 #define WGMMA_VT_MIN_REPEATS_HD64 10 /* non-causal, more than one wave */
 #endif
@@ -272,7 +275,7 @@ static fp8attn_status_t supports(const fp8attn_params_t *p, const fp8attn_device
 #define WGMMA_VT_MIN_REPEATS_HD128 8
 #endif
 #ifndef WGMMA_VT_MIN_REPEATS_HD256
-#define WGMMA_VT_MIN_REPEATS_HD256 12
+#define WGMMA_VT_MIN_REPEATS_HD256 8
 #endif
 #ifndef WGMMA_VT_MIN_REPEATS_CAUSAL_HD256
 #define WGMMA_VT_MIN_REPEATS_CAUSAL_HD256 16 /* causal, more than one wave */
