@@ -99,7 +99,7 @@ fi
 # a lone middle tile), seqlen_q > seqlen_k (tiles whose rows see no key, skipped within a block's
 # walk), GQA 16 (the V^T workspace path) and 1 (not).
 # (2,16,16,1500,300,256) runs the hd256 kernel that transposes V itself in the causal run (12
-# repeats < 32), and in both without the workspace: the walk of a producer without a loader warp.
+# repeats < 16, causal hd256's line), and in both without the workspace: the walk of a producer without a loader warp.
 # With the workspace its non-causal run (12 repeats, 384 blocks) takes the _vt kernel (hd256's
 # line is 8 repeats without the mask since w69, wgmma_variant.cu), as (2,16,2,1500,300,256), 96, does.
 # hd64 problems whose 128-row tiles fit in one wave run the 128-row instance (wgmma_hd64_m128.cu),
