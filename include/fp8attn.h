@@ -196,7 +196,7 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
  * SM of rows per block x (head_dim / 8 + 1) x 32 bytes (partial O, row maxima and sums). All
  * this when a V tile would otherwise be transposed in shared memory often enough, i.e. when
  * ceil(seqlen_q / rows per block) * (h_q / h_kv) reaches, on a problem of more than one wave of
- * blocks, 10 (head_dim 64), 8 (128) or 12 (256) without the causal mask and 16 (256) or 24
+ * blocks, 10 (head_dim 64) or 8 (128, 256) without the causal mask and 16 (256) or 24
  * (128) with it, and 32 otherwise; or, on a problem of one wave without the mask, when
  * splitting its tiles' keys over every SM saves at least 10 % (head_dim 256: 5 %) by the
  * model in src/kernels/wgmma/wgmma_variant.cu (use_vt_pass: e.g. 512 queries against 16k
