@@ -359,9 +359,9 @@ static int64_t vt_split_kt(const fp8attn_params_t *p, const wgmma_instance_t *in
 {
     fp8attn_wgmma_split_t split;
     split_plan_of(p, in, sm_count, 1, &split);
-    const int64_t bn = *in->split_bn; /* > 0 where the plan splits */
-    *nk = bn ? ((int64_t)p->seqlen_k + bn - 1) / bn : 0;
+    *nk = split.nk; /* 0 where the _vt kernel cannot split */
     if (split.tiles == 0) return -1;
+    const int64_t bn = *in->split_bn; /* > 0: the plan splits */
     const int64_t tenths =
         p->head_dim == 256 ? WGMMA_VT_ROUND_TENTHS_HD256 : WGMMA_VT_ROUND_TENTHS;
     const int64_t vt_kt =
