@@ -169,7 +169,9 @@ fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t str
 int fp8attn_variant_count(void);
 const char *fp8attn_variant_name(int index);         /* NULL if out of range */
 const char *fp8attn_variant_description(int index);  /* NULL if out of range */
-/* FP8ATTN_OK if `variant` can run `p` on CUDA device `device`; otherwise why not. */
+/* FP8ATTN_OK if `variant` can run `p` on CUDA device `device`; otherwise why not. "wgmma" reads
+ * and writes through TMA, so it refuses (FP8ATTN_ERR_NOT_SUPPORTED, naming the field) a Q, K, V
+ * or O stride of 2^40 bytes or more; the default dispatch then takes "mma". */
 fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_params_t *p,
                                           int device);
 /* Device scratch ("workspace") for the GPU forward. The Hopper kernels ("wgmma") use it to

@@ -321,6 +321,22 @@ int main(void)
     expect_kernel(&p, NULL, "fp8attn_reference_gpu_hd128");
     expect_kernel(&p, "mma", NULL);
     if (hopper) expect_kernel(&p, "wgmma", NULL);
+    /* an O stride TMA cannot take (2^40 bytes and more): wgmma refuses it, naming the field (the
+     * kernels that stage O store it only by TMA: epilogue.cuh), and the default takes mma */
+    p = problem(1, 1, 2, 64);
+    p.o = (void *)(uintptr_t)(1ull << 44);
+    p.o_stride.token = (int64_t)1 << 39; /* 2^40 bytes */
+    if (hopper) {
+        expect_kernel(&p, "wgmma", NULL);
+        CHECK(strstr(fp8attn_last_error(), "params->o_stride.token") != NULL, "message '%s'",
+              fp8attn_last_error());
+        /* control: 2^37 bytes (TMA gets the span of the two tokens as the stride of the single
+         * head and batch, 2^38 bytes: tensor_maps.cu tma_strides) */
+        p.o_stride.token = (int64_t)1 << 36;
+        expect_kernel(&p, "wgmma", "fp8attn_wgmma_hd64_m128");
+        p.o_stride.token = (int64_t)1 << 39;
+    }
+    expect_kernel(&p, NULL, "fp8attn_mma_hd64_m64");
     /* bad input: an unknown variant, an invalid problem */
     p = problem(1, 8, 512, 128);
     expect_kernel(&p, "no-such-variant", NULL);

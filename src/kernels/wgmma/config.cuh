@@ -236,11 +236,11 @@ struct wgmma_params {
     CUtensorMap tm_k; /* [batch][h_kv][seqlen_k][D], box (SW_D, BN) */
     CUtensorMap tm_v; /* same for V */
     CUtensorMap tm_vt; /* "_vt" kernels: V^T in the workspace, [batch][h_kv][D][SKP], box (SW_N, D) */
-    CUtensorMap tm_o;  /* O, 16-bit elements, box (64, 16): one warp's rows, one column block */
+    CUtensorMap tm_o;  /* O_SMEM kernels: O, 16-bit elements, box (64, 16): one warp's rows, one
+                        * column block */
     int32_t batch, h_q, h_kv, seqlen_q, seqlen_k;
     int32_t heads_per_kv; /* h_q / h_kv */
     int32_t causal, out_bf16;
-    int32_t o_tma;     /* tm_o is valid (O's strides suit TMA); else O is stored from registers */
     int32_t n_q_tiles; /* ceil(seqlen_q / BM) */
     int32_t q_off;     /* query tile qt's rows start at qt * BM - q_off (scheduler.cuh) */
     int32_t n_units;   /* work units (scheduler.cuh); block i takes units i, i + gridDim.x, ... */

@@ -13,7 +13,8 @@
  * Those stores still hold the warp until the memory system takes them, and every SM reaches its
  * epilogue at about the same time (docs/PERF.md w20). Where the configuration asks for it and
  * shared memory has room for the O tile (C::O_SMEM: EPI_TMA, set per kernel in the instance
- * files) and O's map was built (p.o_tma), the rows go to shared memory instead, written with
+ * files; the host then refuses O strides that TMA cannot take), the rows go to shared memory
+ * instead, written with
  * stmatrix (write_output_staged: no quad transpose), and one lane per warp starts a TMA store of
  * its 16 rows that runs on while the warp computes its next tile. Before the warp writes its
  * staging area again it waits until that store has read it; the consumer waits for its last
@@ -106,15 +107,38 @@ __device__ __forceinline__ void store_staged_rows(const wgmma_params &p, uint32_
     }
 }
 
+/* The staging path's stores to shared memory: this lane's O scaled by inv (v_descale / row sum)
+ * and packed to 16 bits (bf16 or fp16: the callers pass a constant, so each loop converts one
+ * way; with the choice made per element ptxas issued both conversions, predicated), written to
+ * the warp's staging area. The accumulator's quad layout is stmatrix's fragment layout (lane l
+ * holds elements 2 (l % 4), 2 (l % 4) + 1 of row l / 4 of an 8 x 8 matrix), so each pair of
+ * 8-column chunks i, i + 1 goes as four matrices (chunk i rows 0-7 and 8-15, chunk i + 1 the
+ * same) with no shuffles; lane l gives the address of row l % 8 (+ 8 for matrices 1 and 3) of
+ * chunk i + l / 16. Rows past the end too: the TMA store leaves them out. */
+template <int N>
+__device__ __forceinline__ void stage_rows(uint32_t o_smem, const float (&o)[N],
+                                           const float (&inv)[2], bool bf16, int lane)
+{
+    const int arow = (lane & 7) + 8 * ((lane >> 3) & 1), achunk = lane >> 4;
+#pragma unroll
+    for (int i = 0; i < N / 4; i += 2)
+        stmatrix_x4(kmajor_addr<16, 128>(o_smem, arow, 16 * (i + achunk)),
+                    pack_out2(o[4 * i] * inv[0], o[4 * i + 1] * inv[0], bf16),
+                    pack_out2(o[4 * i + 2] * inv[1], o[4 * i + 3] * inv[1], bf16),
+                    pack_out2(o[4 * i + 4] * inv[0], o[4 * i + 5] * inv[0], bf16),
+                    pack_out2(o[4 * i + 6] * inv[1], o[4 * i + 7] * inv[1], bf16));
+}
+
 /* write_output (below) of a configuration with a staging area (C::O_SMEM): the rows written
- * there with stmatrix, which takes the accumulator's layout as it is: no quad transpose, and one
- * branch between the TMA and the global store per epilogue (docs/PERF.md w39: +1-2 % in
- * hd128_n224's _vt kernel at 8k-16k causal; w40-w42: +0.3-3 % in hd128's, hd64's, hd64_n160's
- * and hd256's _vt kernels and +7.6 % in hd64_m128's _vt, where w21 had measured the staging area
- * slower when it was written after quad transposes). Its
- * global-store path (O's strides unfit for TMA) computes 1/l and the LSE before the stores,
- * which measured 1-3 % slower than write_output's order in kernels without a staging area (w39),
- * so those keep write_output's; both store each row with store_row_global. */
+ * there with stmatrix (stage_rows), which takes the accumulator's layout as it is: no quad
+ * transpose (docs/PERF.md w39: +1-2 % in hd128_n224's _vt kernel at 8k-16k causal; w40-w42:
+ * +0.3-3 % in hd128's, hd64's, hd64_n160's and hd256's _vt kernels and +7.6 % in hd64_m128's _vt,
+ * where w21 had measured the staging area slower when it was written after quad transposes).
+ * Only hd256's two kernels may find their staging area taken (C::BG_IN_O before bg_done,
+ * C::O_IN_RING: staging_free); they then store each row with store_row_global, after 1/l and
+ * the LSE, which measured 1-3 % slower than write_output's order in kernels without a staging
+ * area (w39), so those keep write_output's. In the other kernels that path is not compiled: its
+ * code, never run there, cost 1-4 % at 512-2k keys (w72). */
 template <class C, int N>
 __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint32_t o_smem,
                                                     const float (&o)[N], const float (&m)[2],
@@ -126,7 +150,7 @@ __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint3
     const float vds = load_descale(p.v_descale, b, hk);
     const bool bf16 = p.out_bf16 != 0;
     /* hd256's _vt kernel: the V^T chunk buffers lie in the staging area until bg_done */
-    const bool tma = C::O_SMEM && p.o_tma && bg_done<C>() && staging_free;
+    const bool tma = C::O_SMEM && bg_done<C>() && (!C::O_IN_RING || staging_free);
     float inv[2]; /* v_descale / row sum of each of this lane's two rows */
 #pragma unroll
     for (int r = 0; r < 2; r++) {
@@ -140,32 +164,41 @@ __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint3
                 lr > 0.0f ? FP8ATTN_LN2 * (m[r] + log2f(lr) - P_LOG2) : -INFINITY;
     }
     if (tma) {
-        /* The accumulator's quad layout is stmatrix's fragment layout (lane l holds elements
-         * 2 (l % 4), 2 (l % 4) + 1 of row l / 4 of an 8 x 8 matrix), so each pair of 8-column
-         * chunks i, i + 1 goes to the staging area as four matrices (chunk i rows 0-7 and 8-15,
-         * chunk i + 1 the same) with no shuffles; lane l gives the address of row l % 8 (+ 8 for
-         * matrices 1 and 3) of chunk i + l / 16. Rows past the end too: the TMA store leaves
-         * them out. Before that, the store of this warp's previous tile has read the area. */
+        /* first, the store of this warp's previous tile has read the area */
         if (lane == 0) bulk_wait_read_all();
         __syncwarp();
-        const int arow = (lane & 7) + 8 * ((lane >> 3) & 1), achunk = lane >> 4;
-#pragma unroll
-        for (int i = 0; i < N / 4; i += 2)
-            stmatrix_x4(kmajor_addr<16, 128>(o_smem, arow, 16 * (i + achunk)),
-                        pack_out2(o[4 * i] * inv[0], o[4 * i + 1] * inv[0], bf16),
-                        pack_out2(o[4 * i + 2] * inv[1], o[4 * i + 3] * inv[1], bf16),
-                        pack_out2(o[4 * i + 4] * inv[0], o[4 * i + 5] * inv[0], bf16),
-                        pack_out2(o[4 * i + 6] * inv[1], o[4 * i + 7] * inv[1], bf16));
-    } else {
-#pragma unroll
-        for (int r = 0; r < 2; r++) {
-            const int row = row_g + 8 * r;
-            const bool in = row >= 0 && row < p.seqlen_q;
-            store_row_global((uint16_t *)p.o + row_offset(p.o_stride, b, hq, in ? row : 0), o, r,
-                             inv[r], bf16, in, t);
-        }
+        if (bf16) stage_rows(o_smem, o, inv, true, lane);
+        else stage_rows(o_smem, o, inv, false, lane);
+        store_staged_rows<C>(p, o_smem, row_w, hq, b, lane);
+        return;
     }
-    if (tma) store_staged_rows<C>(p, o_smem, row_w, hq, b, lane);
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        const int row = row_g + 8 * r;
+        const bool in = row >= 0 && row < p.seqlen_q;
+        store_row_global((uint16_t *)p.o + row_offset(p.o_stride, b, hq, in ? row : 0), o, r,
+                         inv[r], bf16, in, t);
+    }
+}
+
+/* O = 0 and LSE = -inf for this lane's two rows (row_g, row_g + 8; t: its lane in the quad) of a
+ * query tile that sees no key (causal, seqlen_q > seqlen_k): 16-byte stores of zeros, lane t
+ * the 8-column chunks t, t + 4, ... of each row. Small on purpose: it sits in the consumers'
+ * loop over query tiles, where code that runs rarely still costs (docs/PERF.md w72). */
+template <int D>
+__device__ __forceinline__ void write_zero_rows(const wgmma_params &p, int b, int hq, int row_g,
+                                                int t)
+{
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        const int row = row_g + 8 * r;
+        if (row < 0 || row >= p.seqlen_q) continue;
+        uint16_t *orow = (uint16_t *)p.o + row_offset(p.o_stride, b, hq, row);
+#pragma unroll
+        for (int G = 0; G < D / 32; G++)
+            *reinterpret_cast<uint4 *>(orow + 8 * (4 * G + t)) = make_uint4(0u, 0u, 0u, 0u);
+        if (p.lse && t == 0) p.lse[((int64_t)b * p.h_q + hq) * p.seqlen_q + row] = -INFINITY;
+    }
 }
 
 /* The epilogue of one warp: its 16 rows (row_g and row_g + 8 for this lane) of the consumer's

@@ -52,7 +52,7 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
         prefetch_tensormap(&p.tm_q);
         prefetch_tensormap(&p.tm_k);
         prefetch_tensormap(PRE_VT ? &p.tm_vt : &p.tm_v);
-        if (C::O_SMEM && p.o_tma) prefetch_tensormap(&p.tm_o);
+        if (C::O_SMEM) prefetch_tensormap(&p.tm_o);
         if (C::FUSED_VT) {
             prefetch_tensormap(&p.tm_v);
             prefetch_tensormap(&p.tm_vt_store);

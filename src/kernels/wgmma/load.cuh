@@ -369,7 +369,7 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         }
         /* a segment of the split tail stores no O here: its consumers write their partial O to
          * the workspace, and the warp that merges a tile stores its rows from registers */
-        if (C::O_IN_RING && p.o_tma && t.part == TILE_WHOLE) {
+        if (C::O_IN_RING && t.part == TILE_WHOLE) {
             last_u = s.u;
             last_k = s.k;
             o_pending = true;

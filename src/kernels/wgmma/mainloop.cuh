@@ -295,7 +295,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
      * stores it (load.cuh store_o). A tile without keys stores from registers and owes no
      * o_full arrive (the producer skips it), nor does a merged tile of the split tail (only
      * some of its warps merge, each its own rows). */
-    const bool o_ring = C::O_IN_RING && n > 0 && p.o_tma && te.part == TILE_WHOLE;
+    const bool o_ring = C::O_IN_RING && n > 0 && te.part == TILE_WHOLE;
     if (o_ring) named_bar_sync(3, 128 * C::CONSUMERS);
     const int so = ring_stage<C>(g + n - 1);
     write_output<C>(p, sm.o_area(so, c, w), o, m, l, te.b, te.hq, te.hk, te.q0 + 64 * c + 16 * w,
@@ -308,20 +308,14 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
  * way get O = 0, LSE = -inf. */
 template <class C>
 __device__ __forceinline__ bool next_with_keys(const wgmma_params &p, uint32_t slot, wg_sched &s,
-                                               wg_tile &t, uint32_t o_smem, int c, int wtid)
+                                               wg_tile &t, int c, int wtid)
 {
     const int w = wtid >> 5, lane = wtid & 31;
     while (s.u < p.n_units) {
         t = unit_tile<C>(p, s.u, s.k);
         sched_next<C>(p, slot, s);
         if (t.n_kt > 0) return true;
-        float o[C::D / 2];
-#pragma unroll
-        for (int i = 0; i < C::D / 2; i++) o[i] = 0.0f;
-        const float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
-        const int row_w = t.q0 + 64 * c + 16 * w;
-        write_output<C>(p, o_smem, o, m, l, t.b, t.hq, t.hk, row_w, row_w + (lane >> 2), lane,
-                        lane & 3);
+        write_zero_rows<C::D>(p, t.b, t.hq, t.q0 + 64 * c + 16 * w + (lane >> 2), lane & 3);
         __syncwarp(); /* see consume_cross */
     }
     return false;
@@ -341,7 +335,7 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
     const uint32_t o_smem = sm.o_area(0, c, w);
     wg_sched sch = sched_begin<C>(p, sm.sched);
     wg_tile t;
-    if (next_with_keys<C>(p, sm.sched, sch, t, o_smem, c, wtid)) {
+    if (next_with_keys<C>(p, sm.sched, sch, t, c, wtid)) {
         float o[C::D / 2];
 #pragma unroll
         for (int i = 0; i < C::D / 2; i++) o[i] = 0.0f;
@@ -367,7 +361,7 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
             /* the boundary turn: t's last P.V with key tile 0 of the next tile nt, whose softmax
              * runs under that P.V; then t's epilogue */
             wg_tile nt;
-            if (!next_with_keys<C>(p, sm.sched, sch, nt, o_smem, c, wtid)) break;
+            if (!next_with_keys<C>(p, sm.sched, sch, nt, c, wtid)) break;
             const int gl = g0 + n - 1, gn = g0 + n, qn = qi + 1, qsn = q_stage<C>(qn);
             const int st = ring_stage<C>(gn), sp = ring_stage<C>(gl);
             if (!ready) {

@@ -59,19 +59,21 @@ static void tma_strides(const fp8attn_strides_t *s, int d, int tokens, int heads
 
 fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p)
 {
+    /* O too: the kernels that stage O store it only by TMA (epilogue.cuh) */
     const struct {
         const char *name;
         const fp8attn_strides_t *s;
-        int tokens, heads;
-    } t[3] = {{"q_stride", &p->q_stride, p->seqlen_q, p->h_q},
-              {"k_stride", &p->k_stride, p->seqlen_k, p->h_kv},
-              {"v_stride", &p->v_stride, p->seqlen_k, p->h_kv}};
+        int tokens, heads, elem_bytes;
+    } t[4] = {{"q_stride", &p->q_stride, p->seqlen_q, p->h_q, 1},
+              {"k_stride", &p->k_stride, p->seqlen_k, p->h_kv, 1},
+              {"v_stride", &p->v_stride, p->seqlen_k, p->h_kv, 1},
+              {"o_stride", &p->o_stride, p->seqlen_q, p->h_q, 2}};
     static const char *const dim[3] = {"token", "head", "batch"};
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         cuuint64_t st[3];
         tma_strides(t[i].s, p->head_dim, t[i].tokens, t[i].heads, p->batch, st);
         for (int k = 0; k < 3; k++)
-            if (st[k] == 0 || st[k] >= ((cuuint64_t)1 << 40))
+            if (st[k] == 0 || st[k] >= ((cuuint64_t)1 << 40) / (cuuint64_t)t[i].elem_bytes)
                 return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
                                     "wgmma: params->%s.%s = %llu: TMA needs a stride in (0, 2^40) "
                                     "bytes (use mma)",
@@ -126,15 +128,23 @@ static fp8attn_status_t make_map(encode_tiled_fn encode, CUtensorMap *map, const
 }
 
 /* O for the TMA store of the epilogue: 16-bit elements with O's strides, box 64 columns (128
- * bytes, 128-byte swizzle) x 16 rows (one warp's). Returns 0 where TMA cannot take O's strides
- * (the kernels then store O from registers), without an error: the store is a choice of speed,
- * not of what can run. */
-static int make_o_map(encode_tiled_fn encode, CUtensorMap *map, const fp8attn_params_t *p)
+ * bytes, 128-byte swizzle) x 16 rows (one warp's). fp8attn_wgmma_check_strides has refused the
+ * strides TMA cannot take, and a kernel that stages O has no other store, so a failure is an
+ * error. */
+static fp8attn_status_t make_o_map(encode_tiled_fn encode, CUtensorMap *map,
+                                   const fp8attn_params_t *p)
 {
     cuuint64_t bytes[3];
-    return encode_map(encode, map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, p->o, &p->o_stride,
-                      p->head_dim, p->seqlen_q, p->h_q, p->batch, 64, 16,
-                      CU_TENSOR_MAP_L2_PROMOTION_NONE, bytes) == CUDA_SUCCESS;
+    const CUresult r = encode_map(encode, map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, p->o,
+                                  &p->o_stride, p->head_dim, p->seqlen_q, p->h_q, p->batch, 64, 16,
+                                  CU_TENSOR_MAP_L2_PROMOTION_NONE, bytes);
+    if (r != CUDA_SUCCESS)
+        return fp8attn_fail(FP8ATTN_ERR_CUDA,
+                            "wgmma: the TMA map of params->o cannot be encoded (CUresult %d): "
+                            "byte strides (%llu, %llu, %llu)",
+                            (int)r, (unsigned long long)bytes[0], (unsigned long long)bytes[1],
+                            (unsigned long long)bytes[2]);
+    return FP8ATTN_OK;
 }
 
 /* V^T [batch][h_kv][D][SKP] as a 4-D map (keys, D rows, heads, batch) of a packed array, box
@@ -186,8 +196,11 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
         (st = make_map(encode, &out->tm_v, "v", p->v, &p->v_stride, p->head_dim, p->seqlen_k,
                        p->h_kv, p->batch, sw_d, v_rows)) != FP8ATTN_OK)
         return st;
-    out->o_tma = o_map && make_o_map(encode, &out->tm_o, p);
-    if (!out->o_tma) memset(&out->tm_o, 0, sizeof out->tm_o);
+    if (o_map) {
+        if ((st = make_o_map(encode, &out->tm_o, p)) != FP8ATTN_OK) return st;
+    } else {
+        memset(&out->tm_o, 0, sizeof out->tm_o);
+    }
     out->batch = p->batch;
     out->h_q = p->h_q;
     out->h_kv = p->h_kv;
