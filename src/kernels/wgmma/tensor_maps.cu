@@ -71,13 +71,20 @@ fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p)
     static const char *const dim[3] = {"token", "head", "batch"};
     for (int i = 0; i < 4; i++) {
         cuuint64_t st[3];
+        const int extent[3] = {t[i].tokens, t[i].heads, p->batch};
         tma_strides(t[i].s, p->head_dim, t[i].tokens, t[i].heads, p->batch, st);
-        for (int k = 0; k < 3; k++)
-            if (st[k] == 0 || st[k] >= ((cuuint64_t)1 << 40) / (cuuint64_t)t[i].elem_bytes)
+        for (int k = 0; k < 3; k++) {
+            const cuuint64_t bytes = st[k] * (cuuint64_t)t[i].elem_bytes;
+            if (bytes == 0 || bytes >= ((cuuint64_t)1 << 40))
                 return fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
-                                    "wgmma: params->%s.%s = %llu: TMA needs a stride in (0, 2^40) "
-                                    "bytes (use mma)",
-                                    t[i].name, dim[k], (unsigned long long)st[k]);
+                                    "wgmma: params->%s.%s%s gives TMA a stride of %llu bytes; it "
+                                    "needs one in (0, 2^40) (use mma)",
+                                    t[i].name, dim[k],
+                                    extent[k] == 1 ? " (extent 1: the span of the dimensions "
+                                                     "inside it)"
+                                                   : "",
+                                    (unsigned long long)bytes);
+        }
     }
     return FP8ATTN_OK;
 }
