@@ -149,8 +149,10 @@ __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint3
     static_assert(N % 16 == 0, "whole groups of 4 chunks per row");
     const float vds = load_descale(p.v_descale, b, hk);
     const bool bf16 = p.out_bf16 != 0;
-    /* hd256's _vt kernel: the V^T chunk buffers lie in the staging area until bg_done */
-    const bool tma = C::O_SMEM && bg_done<C>() && (!C::O_IN_RING || staging_free);
+    /* hd256's _vt kernel: the V^T chunk buffers lie in the staging area until bg_done; hd256's
+     * transposing kernel: its O may not be staged over the ring (staging_free, a constant true
+     * in every other kernel) */
+    const bool tma = bg_done<C>() && staging_free;
     float inv[2]; /* v_descale / row sum of each of this lane's two rows */
 #pragma unroll
     for (int r = 0; r < 2; r++) {

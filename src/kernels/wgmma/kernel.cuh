@@ -95,13 +95,8 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
                                      void *vt, const fp8attn_wgmma_split_t *plan, int sm_count,
                                      fp8attn_stream_t stream)
 {
-    wgmma_params wp;
-    /* FUSED_VT: the kernel's background reads V in chunks (vt_background.cuh) */
-    const int chunk = C::FUSED_VT ? C::VT_CHUNK : 0;
-    fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, chunk ? chunk : C::BN, C::SW_D,
-                                                    C::O_SMEM, &wp);
-    if (st != FP8ATTN_OK) return st;
-    const int64_t tiles = (int64_t)wp.n_q_tiles * p->h_q * p->batch; /* < 2^31: pick() */
+    /* query tiles (wp.n_q_tiles per head, make_params below), < 2^31: pick() */
+    const int64_t tiles = ((int64_t)p->seqlen_q + C::BM - 1) / C::BM * p->h_q * p->batch;
     const int64_t slots = sm_count;
     const bool persist = WGMMA_PERSISTENT;
     /* the split tail (split.cuh), where this kernel can run it: a split-capable kernel, a
@@ -127,6 +122,13 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
                                 k->symbol, plan->tiles, plan->nk, plan->grid);
         split = *plan;
     }
+    /* the plan checked first: nothing is encoded or launched for one refused */
+    wgmma_params wp;
+    /* FUSED_VT: the kernel's background reads V in chunks (vt_background.cuh) */
+    const int chunk = C::FUSED_VT ? C::VT_CHUNK : 0;
+    fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, chunk ? chunk : C::BN, C::SW_D,
+                                                    C::O_SMEM, &wp);
+    if (st != FP8ATTN_OK) return st;
     if (C::VT_GLOBAL && vt) { /* the counters cleared for the kernel that writes V^T itself, or
                                * the pass */
         if ((st = fp8attn_wgmma_make_vt_maps(p, vt, C::SW_N, chunk, &wp)) != FP8ATTN_OK ||
