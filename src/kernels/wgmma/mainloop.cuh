@@ -201,6 +201,11 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
     const int row_lo = t.q0 + 64 * c;             /* first row of this warpgroup */
     const int row_g = row_lo + 16 * w + (lane >> 2); /* this lane's rows: row_g, row_g + 8 */
     const float sl2 = tile_scale_log2(p, t);
+    /* O_IN_RING: v_descale loaded with the tile's other descales and held across the key tiles
+     * (one register); loaded in the epilogue, it came after named barrier 3, across which ptxas
+     * moves no load (docs/PERF.md w73: +0-0.7 % at hd256 512-1.5k keys) */
+    constexpr bool vds_early = C::O_IN_RING;
+    const float vds = vds_early ? load_descale(p.v_descale, t.b, t.hk) : 0.0f;
     /* key tiles t.kt0 + j, j >= jm, need the mask */
     const int jm = first_masked_tile<C>(p, row_lo) - t.kt0;
 
@@ -299,7 +304,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
     if (o_ring) named_bar_sync(3, 128 * C::CONSUMERS);
     const int so = ring_stage<C>(g + n - 1);
     write_output<C>(p, sm.o_area(so, c, w), o, m, l, te.b, te.hq, te.hk, te.q0 + 64 * c + 16 * w,
-                    row_g, lane, tq, !C::O_IN_RING || o_ring);
+                    row_g, lane, tq, !C::O_IN_RING || o_ring, vds_early ? &vds : NULL);
     if (o_ring && lane == 0) mbar_arrive(sm.o_full_at(so));
     trace_tile(c, wtid, qi, 3);
 }
