@@ -203,7 +203,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
     const float sl2 = tile_scale_log2(p, t);
     /* O_IN_RING: v_descale loaded with the tile's other descales and held across the key tiles
      * (one register); loaded in the epilogue, it came after named barrier 3, across which ptxas
-     * moves no load (docs/PERF.md w73: +0-0.7 % at hd256 512-1.5k keys) */
+     * moves no load (docs/PERF.md w73: time before / after 0.999-1.007, hd256 512-8k keys) */
     constexpr bool vds_early = C::O_IN_RING;
     const float vds = vds_early ? load_descale(p.v_descale, t.b, t.hk) : 0.0f;
     /* key tiles t.kt0 + j, j >= jm, need the mask */
