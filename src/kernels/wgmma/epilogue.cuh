@@ -142,12 +142,11 @@ __device__ __forceinline__ void stage_rows(uint32_t o_smem, const float (&o)[N],
 template <class C, int N>
 __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint32_t o_smem,
                                                     const float (&o)[N], const float (&m)[2],
-                                                    const float (&l)[2], int b, int hq, int hk,
+                                                    const float (&l)[2], int b, int hq, float vds,
                                                     int row_w, int row_g, int lane, int t,
-                                                    bool staging_free, const float *vds_pre)
+                                                    bool staging_free)
 {
     static_assert(N % 16 == 0, "whole groups of 4 chunks per row");
-    const float vds = vds_pre ? *vds_pre : load_descale(p.v_descale, b, hk);
     const bool bf16 = p.out_bf16 != 0;
     /* hd256's _vt kernel: the V^T chunk buffers lie in the staging area until bg_done; hd256's
      * transposing kernel: its O may not be staged over the ring (staging_free, a constant true
@@ -206,23 +205,20 @@ __device__ __forceinline__ void write_zero_rows(const wgmma_params &p, int b, in
 /* The epilogue of one warp: its 16 rows (row_g and row_g + 8 for this lane) of the consumer's
  * O accumulator. o_smem: the warp's staging area (C::O_SMEM), [D / 64][16 rows][128 bytes] with
  * the 128-byte swizzle; row_w = the warp's first row. staging_free false: the staging area may
- * not be written (C::O_IN_RING, mainloop.cuh), O goes out from registers. vds_pre: v_descale of
- * (b, hk) as the caller loaded it (before a barrier, across which no load is moved), or NULL:
- * loaded here. */
+ * not be written (C::O_IN_RING, mainloop.cuh), O goes out from registers. vds: v_descale of
+ * (b, the tile's kv head), loaded by the caller (hd256's transposing kernel loads it before the
+ * barrier that precedes its staging: ptxas moves no load across a barrier). */
 template <class C, int N>
 __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_smem,
                                              const float (&o)[N], const float (&m)[2],
-                                             const float (&l)[2], int b, int hq, int hk, int row_w,
-                                             int row_g, int lane, int t, bool staging_free = true,
-                                             const float *vds_pre = NULL)
+                                             const float (&l)[2], int b, int hq, float vds, int row_w,
+                                             int row_g, int lane, int t, bool staging_free = true)
 {
     static_assert(N % 16 == 0, "whole groups of 4 chunks per row");
     if (C::O_SMEM) {
-        write_output_staged<C>(p, o_smem, o, m, l, b, hq, hk, row_w, row_g, lane, t, staging_free,
-                               vds_pre);
+        write_output_staged<C>(p, o_smem, o, m, l, b, hq, vds, row_w, row_g, lane, t, staging_free);
         return;
     }
-    const float vds = vds_pre ? *vds_pre : load_descale(p.v_descale, b, hk);
     const bool bf16 = p.out_bf16 != 0;
 #pragma unroll
     for (int r = 0; r < 2; r++) {

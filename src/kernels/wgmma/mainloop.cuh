@@ -205,7 +205,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
      * (one register); loaded in the epilogue, it came after named barrier 3, across which ptxas
      * moves no load (docs/PERF.md w73: time before / after 0.999-1.007, hd256 512-8k keys) */
     constexpr bool vds_early = C::O_IN_RING;
-    const float vds = vds_early ? load_descale(p.v_descale, t.b, t.hk) : 0.0f;
+    const float vds_t = vds_early ? load_descale(p.v_descale, t.b, t.hk) : 0.0f;
     /* key tiles t.kt0 + j, j >= jm, need the mask */
     const int jm = first_masked_tile<C>(p, row_lo) - t.kt0;
 
@@ -303,8 +303,9 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
     const bool o_ring = C::O_IN_RING && n > 0 && te.part == TILE_WHOLE;
     if (o_ring) named_bar_sync(3, 128 * C::CONSUMERS);
     const int so = ring_stage<C>(g + n - 1);
-    write_output<C>(p, sm.o_area(so, c, w), o, m, l, te.b, te.hq, te.hk, te.q0 + 64 * c + 16 * w,
-                    row_g, lane, tq, !C::O_IN_RING || o_ring, vds_early ? &vds : NULL);
+    const float vds = vds_early ? vds_t : load_descale(p.v_descale, te.b, te.hk);
+    write_output<C>(p, sm.o_area(so, c, w), o, m, l, te.b, te.hq, vds, te.q0 + 64 * c + 16 * w,
+                    row_g, lane, tq, !C::O_IN_RING || o_ring);
     if (o_ring && lane == 0) mbar_arrive(sm.o_full_at(so));
     trace_tile(c, wtid, qi, 3);
 }
@@ -400,7 +401,8 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
             release(sm.vt_empty(sp), lane);
             pack_p(s, pa);
             trace_tile(c, wtid, qi, 2);
-            write_output<C>(p, o_smem, o, m, l, t.b, t.hq, t.hk, row_lo + 16 * w, row_g, lane, tq);
+            write_output<C>(p, o_smem, o, m, l, t.b, t.hq, load_descale(p.v_descale, t.b, t.hk),
+                            row_lo + 16 * w, row_g, lane, tq);
             __syncwarp(); /* without it ptxas cannot tell that the warp is converged again, and
                            * guards the key-tile loop's shuffles with divergence checks whose
                            * block boundaries keep it from hoisting the loop's P.V wait (the
@@ -430,8 +432,8 @@ __device__ __forceinline__ void consume_cross(const wgmma_params &p, const wg_sm
         reg_fence(pa);
         release(sm.vt_empty(sl), lane);
         trace_tile(c, wtid, qi, 2);
-        write_output<C>(p, o_smem, o, m, l, t.b, t.hq, t.hk, t.q0 + 64 * c + 16 * w, t.q0 + row_q,
-                        lane, tq);
+        write_output<C>(p, o_smem, o, m, l, t.b, t.hq, load_descale(p.v_descale, t.b, t.hk),
+                        t.q0 + 64 * c + 16 * w, t.q0 + row_q, lane, tq);
         trace_tile(c, wtid, qi, 3);
     }
     if (C::O_SMEM && lane == 0) bulk_wait_all(); /* the last tile's O stores are complete */

@@ -204,7 +204,9 @@ fp8attn_status_t fp8attn_wgmma_vt_counters_clear(const fp8attn_params_t *p,
                                                  const fp8attn_wgmma_split_t *s, void *ws,
                                                  fp8attn_stream_t stream)
 {
-    int32_t *counters = split_only(s) ? (int32_t *)ws : fp8attn_wgmma_tile_counter(p, ws);
+    /* a split alone: its counts, where fp8attn_wgmma_split_count puts them */
+    int32_t *counters =
+        split_only(s) ? fp8attn_wgmma_split_count(p, s, ws) : fp8attn_wgmma_tile_counter(p, ws);
     /* < 2^31: batch * h_kv <= V's bytes / 64, and the caller gave a workspace that holds V^T
      * (a split alone: no V^T, its counts only); the split counts are fewer than the grid's
      * blocks x 12 */
