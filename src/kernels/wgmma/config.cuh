@@ -183,10 +183,15 @@ struct wg_config {
     static constexpr int OFF_VT = OFF_V + (VT_GLOBAL ? 0 : STAGES * KV_BYTES);
     static constexpr int OFF_RINGS_END = OFF_VT + STAGES * KV_BYTES;
     static constexpr int N_BARS = n_bars(Q_STAGES);
-    /* O staged for the TMA store: [BM / 16 warps][D / 64 column blocks][16 rows][128 bytes],
-     * 128-byte swizzle. O_FITS: beside everything else. O_IN_RING: else, in a kernel that
-     * transposes V (hd256's: 224 KB of Q and rings), over the ring stage of the tile's last key
-     * tile, consumer 0's rows over its V^T and consumer 1's over its V. The consumers write it
+    /* O staged for the TMA store, 128-byte swizzle. O_FITS: beside everything else, as
+     * [BM / 16 warps][D / 64 column blocks][16 rows][128 bytes]; each warp stores its own rows.
+     * O_IN_RING: else, in a kernel that transposes V (hd256's: 224 KB of Q and rings), over the
+     * ring stage of the tile's last key tile, consumer 0's rows over its V^T and consumer 1's
+     * over its V, each as [D / 64 column blocks][64 rows][128 bytes], stored in boxes of 64 rows
+     * (O_BOX_ROWS: 8 TMA stores of 8 KB a tile instead of 32 of 2 KB, which took 5.8k cycles
+     * against 3.6k; docs/PERF.md w74). A tile that starts before row 0 (the causal partial
+     * tile: a TMA store of a box that starts there faults) stores from registers instead
+     * (mainloop.cuh o_ring, load.cuh produce). The consumers write it
      * once both have done the tile's last P.V and tell producer thread 0 (o_full of the stage);
      * thread 0 issues the TMA stores once the next tile's first V^T is under way (that stage is
      * the other one), waits until they have read the stage, and only then loads the next V into
@@ -200,6 +205,7 @@ struct wg_config {
                                       !LOADER_WARP && STAGES == 2 && CONSUMERS == 2 &&
                                       O_BYTES == 2 * KV_BYTES;
     static constexpr bool O_SMEM = O_FITS || O_IN_RING;
+    static constexpr int O_BOX_ROWS = O_IN_RING ? 64 : 16; /* rows of tm_o's box */
     static constexpr int OFF_O = OFF_RINGS_END; /* O_FITS */
     static constexpr int OFF_BG = BG_IN_O ? OFF_O : OFF_RINGS_END + (O_FITS ? O_BYTES : 0); /* FUSED_VT */
     static_assert(!BG_IN_O || (O_FITS && O_BYTES >= BG_WARPS * 2 * VT_CHUNK * D),
@@ -236,8 +242,8 @@ struct wgmma_params {
     CUtensorMap tm_k; /* [batch][h_kv][seqlen_k][D], box (SW_D, BN) */
     CUtensorMap tm_v; /* same for V */
     CUtensorMap tm_vt; /* "_vt" kernels: V^T in the workspace, [batch][h_kv][D][SKP], box (SW_N, D) */
-    CUtensorMap tm_o;  /* O_SMEM kernels: O, 16-bit elements, box (64, 16): one warp's rows, one
-                        * column block */
+    CUtensorMap tm_o;  /* O_SMEM kernels: O, 16-bit elements, box (64, O_BOX_ROWS): one column
+                        * block of one warp's rows (O_FITS) or one consumer's (O_IN_RING) */
     int32_t batch, h_q, h_kv, seqlen_q, seqlen_k;
     int32_t heads_per_kv; /* h_q / h_kv */
     int32_t causal, out_bf16;

@@ -20,8 +20,9 @@
  * staging area again it waits until that store has read it; the consumer waits for its last
  * stores before it exits. A kernel whose O tile fits only over its ring (C::O_IN_RING, hd256's
  * transposing kernel) stages it there the same way, and producer thread 0 issues the stores
- * (load.cuh store_o), so that no consumer waits for them in its epilogue. TMA leaves out rows
- * past seqlen_q and before row 0, and writes nothing outside O's D columns. */
+ * (load.cuh store_o), so that no consumer waits for them in its epilogue, in boxes of a
+ * consumer's 64 rows (a tile that starts before row 0 goes from registers). TMA leaves out rows
+ * past seqlen_q, and writes nothing outside O's D columns. */
 #ifndef FP8ATTN_WGMMA_EPILOGUE_CUH
 #define FP8ATTN_WGMMA_EPILOGUE_CUH
 
@@ -79,7 +80,7 @@ __device__ __forceinline__ void store_row_global(uint16_t *orow, const float (&o
     }
 }
 
-/* The TMA stores of one warp's 16 staged rows (o_smem: [D / 64][16 rows][128 bytes]), first
+/* C::O_FITS: the TMA stores of one warp's 16 staged rows (o_smem: [D / 64][16 rows][128 bytes]), first
  * row row_w: D / 64 boxes of 64 columns; the caller commits them. Only for row_w >= 0: the
  * causal partial tile's first warps (scheduler.cuh: q_off is a multiple of 16) have no row to
  * write, and a TMA store of a box that starts before row 0 faults (illegal instruction). */
@@ -110,19 +111,21 @@ __device__ __forceinline__ void store_staged_rows(const wgmma_params &p, uint32_
 /* The staging path's stores to shared memory: this lane's O scaled by inv (v_descale / row sum)
  * and packed to 16 bits (bf16 or fp16: the callers pass a constant, so each loop converts one
  * way; with the choice made per element ptxas issued both conversions, predicated), written to
- * the warp's staging area. The accumulator's quad layout is stmatrix's fragment layout (lane l
+ * the warp's staging area, laid out as [D / 64][R rows][128 bytes] with the warp's rows from row0
+ * (R 16, row0 0: the warp's own area; R 64, row0 16 w: a consumer's area, C::O_IN_RING). The
+ * accumulator's quad layout is stmatrix's fragment layout (lane l
  * holds elements 2 (l % 4), 2 (l % 4) + 1 of row l / 4 of an 8 x 8 matrix), so each pair of
  * 8-column chunks i, i + 1 goes as four matrices (chunk i rows 0-7 and 8-15, chunk i + 1 the
  * same) with no shuffles; lane l gives the address of row l % 8 (+ 8 for matrices 1 and 3) of
  * chunk i + l / 16. Rows past the end too: the TMA store leaves them out. */
-template <int N>
+template <int R, int N>
 __device__ __forceinline__ void stage_rows(uint32_t o_smem, const float (&o)[N],
-                                           const float (&inv)[2], bool bf16, int lane)
+                                           const float (&inv)[2], bool bf16, int lane, int row0)
 {
-    const int arow = (lane & 7) + 8 * ((lane >> 3) & 1), achunk = lane >> 4;
+    const int arow = row0 + (lane & 7) + 8 * ((lane >> 3) & 1), achunk = lane >> 4;
 #pragma unroll
     for (int i = 0; i < N / 4; i += 2)
-        stmatrix_x4(kmajor_addr<16, 128>(o_smem, arow, 16 * (i + achunk)),
+        stmatrix_x4(kmajor_addr<R, 128>(o_smem, arow, 16 * (i + achunk)),
                     pack_out2(o[4 * i] * inv[0], o[4 * i + 1] * inv[0], bf16),
                     pack_out2(o[4 * i + 2] * inv[1], o[4 * i + 3] * inv[1], bf16),
                     pack_out2(o[4 * i + 4] * inv[0], o[4 * i + 5] * inv[0], bf16),
@@ -168,8 +171,9 @@ __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint3
         /* first, the store of this warp's previous tile has read the area */
         if (lane == 0) bulk_wait_read_all();
         __syncwarp();
-        if (bf16) stage_rows(o_smem, o, inv, true, lane);
-        else stage_rows(o_smem, o, inv, false, lane);
+        const int row0 = C::O_BOX_ROWS == 64 ? 16 * ((threadIdx.x >> 5) & 3) : 0;
+        if (bf16) stage_rows<C::O_BOX_ROWS>(o_smem, o, inv, true, lane, row0);
+        else stage_rows<C::O_BOX_ROWS>(o_smem, o, inv, false, lane, row0);
         store_staged_rows<C>(p, o_smem, row_w, hq, b, lane);
         return;
     }
@@ -204,7 +208,8 @@ __device__ __forceinline__ void write_zero_rows(const wgmma_params &p, int b, in
 
 /* The epilogue of one warp: its 16 rows (row_g and row_g + 8 for this lane) of the consumer's
  * O accumulator. o_smem: the warp's staging area (C::O_SMEM), [D / 64][16 rows][128 bytes] with
- * the 128-byte swizzle; row_w = the warp's first row. staging_free false: the staging area may
+ * the 128-byte swizzle, or with C::O_IN_RING its consumer's, [D / 64][64 rows][128 bytes];
+ * row_w = the warp's first row. staging_free false: the staging area may
  * not be written (C::O_IN_RING, mainloop.cuh), O goes out from registers. vds: v_descale of
  * (b, the tile's kv head), loaded by the caller (hd256's transposing kernel loads it before the
  * barrier that precedes its staging: ptxas moves no load across a barrier). */

@@ -127,7 +127,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     /* FUSED_VT: the kernel's background reads V in chunks (vt_background.cuh) */
     const int chunk = C::FUSED_VT ? C::VT_CHUNK : 0;
     fp8attn_status_t st = fp8attn_wgmma_make_params(p, C::BM, C::BN, chunk ? chunk : C::BN, C::SW_D,
-                                                    C::O_SMEM, &wp);
+                                                    C::O_SMEM ? C::O_BOX_ROWS : 0, &wp);
     if (st != FP8ATTN_OK) return st;
     if (C::VT_GLOBAL && vt) { /* the counters cleared for the kernel that writes V^T itself, or
                                * the pass */

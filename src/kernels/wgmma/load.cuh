@@ -49,10 +49,11 @@ struct wg_smem {
     __device__ __forceinline__ uint32_t o_full_at(int s) const { return o_full + 8 * s; }
     /* the epilogue's staging area of consumer c's warp w (C::O_SMEM): beside the rings, or with
      * C::O_IN_RING over ring stage s, that of the tile's last key tile (config.cuh): consumer
-     * 0's rows over its V^T, consumer 1's over its V */
+     * 0's rows over its V^T, consumer 1's over its V, the consumer's whole area (its warps'
+     * rows interleave in the 64-row layout: epilogue.cuh stage_rows) */
     __device__ __forceinline__ uint32_t o_area(int s, int c, int w) const
     {
-        return C::O_IN_RING ? (c == 0 ? vt_tile(s) : v_tile(s)) + (uint32_t)(w * 16 * C::D * 2)
+        return C::O_IN_RING ? (c == 0 ? vt_tile(s) : v_tile(s))
                             : o + (uint32_t)((4 * c + w) * 16 * C::D * 2);
     }
 };
@@ -162,8 +163,9 @@ __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> 
 }
 
 /* C::O_IN_RING, thread 0: once the consumers have staged tile t's O over stage s (o_full_at(s);
- * bit s of o_phases: the parity of its phase, flipped here), the TMA stores of every warp's rows
- * (tma_store_rows: none for rows before row 0); returns once they have read the stage. One
+ * bit s of o_phases: the parity of its phase, flipped here), its TMA stores: one box of 64 rows
+ * per consumer and column block (its tile starts at row 0 or later: produce); returns once they
+ * have read the stage. One
  * barrier per stage: the consumers may stage the next tile's O (over the other stage) before
  * this runs, but not the one after, whose last V is loaded after it. */
 template <class C>
@@ -173,10 +175,11 @@ __device__ __forceinline__ void store_o(const wgmma_params &p, const wg_smem<C> 
     mbar_wait(sm.o_full_at(s), (o_phases >> s) & 1);
     o_phases ^= 1u << s;
 #pragma unroll 1
-    for (int cw = 0; cw < 4 * C::CONSUMERS; cw++) {
-        const int row_w = t.q0 + 16 * cw;
-        if (row_w >= 0) tma_store_rows<C>(p, sm.o_area(s, cw >> 2, cw & 3), row_w, t.hq, t.b);
-    }
+    for (int c = 0; c < C::CONSUMERS; c++)
+#pragma unroll
+        for (int cb = 0; cb < C::D / 64; cb++)
+            tma_store_4d(&p.tm_o, sm.o_area(s, c, 0) + cb * 64 * 128, 64 * cb, t.q0 + 64 * c, t.hq,
+                         t.b);
     bulk_commit();
     bulk_wait_read_all();
 }
@@ -368,8 +371,10 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
             }
         }
         /* a segment of the split tail stores no O here: its consumers write their partial O to
-         * the workspace, and the warp that merges a tile stores its rows from registers */
-        if (C::O_IN_RING && t.part == TILE_WHOLE) {
+         * the workspace, and the warp that merges a tile stores its rows from registers; nor
+         * does a tile that starts before row 0 (its consumers store from registers: config.cuh
+         * O_IN_RING) */
+        if (C::O_IN_RING && t.part == TILE_WHOLE && t.q0 >= 0) {
             last_u = s.u;
             last_k = s.k;
             o_pending = true;

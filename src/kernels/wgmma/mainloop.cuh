@@ -299,8 +299,9 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
      * consumers' P.V reads of its V^T are done first (named barrier 3), and producer thread 0
      * stores it (load.cuh store_o). A tile without keys stores from registers and owes no
      * o_full arrive (the producer skips it), nor does a merged tile of the split tail (only
-     * some of its warps merge, each its own rows). */
-    const bool o_ring = C::O_IN_RING && n > 0 && te.part == TILE_WHOLE;
+     * some of its warps merge, each its own rows), nor a tile that starts before row 0 (the
+     * causal partial tile: store_o's 64-row boxes would start there, where TMA faults). */
+    const bool o_ring = C::O_IN_RING && n > 0 && te.part == TILE_WHOLE && te.q0 >= 0;
     if (o_ring) named_bar_sync(3, 128 * C::CONSUMERS);
     const int so = ring_stage<C>(g + n - 1);
     const float vds = vds_early ? vds_t : load_descale(p.v_descale, te.b, te.hk);

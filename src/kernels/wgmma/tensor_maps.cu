@@ -135,15 +135,16 @@ static fp8attn_status_t make_map(encode_tiled_fn encode, CUtensorMap *map, const
 }
 
 /* O for the TMA store of the epilogue: 16-bit elements with O's strides, box 64 columns (128
- * bytes, 128-byte swizzle) x 16 rows (one warp's). fp8attn_wgmma_check_strides has refused the
+ * bytes, 128-byte swizzle) x `rows` rows (16: one warp's; 64: one consumer's, in the kernels
+ * that stage O over their ring, config.cuh O_BOX_ROWS). fp8attn_wgmma_check_strides has refused the
  * strides TMA cannot take, and a kernel that stages O has no other store, so a failure is an
  * error. */
 static fp8attn_status_t make_o_map(encode_tiled_fn encode, CUtensorMap *map,
-                                   const fp8attn_params_t *p)
+                                   const fp8attn_params_t *p, int rows)
 {
     cuuint64_t bytes[3];
     const CUresult r = encode_map(encode, map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, p->o,
-                                  &p->o_stride, p->head_dim, p->seqlen_q, p->h_q, p->batch, 64, 16,
+                                  &p->o_stride, p->head_dim, p->seqlen_q, p->h_q, p->batch, 64, rows,
                                   CU_TENSOR_MAP_L2_PROMOTION_NONE, bytes);
     if (r != CUDA_SUCCESS)
         return fp8attn_fail(FP8ATTN_ERR_CUDA,
@@ -204,7 +205,7 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
                        p->h_kv, p->batch, sw_d, v_rows)) != FP8ATTN_OK)
         return st;
     if (o_map) {
-        if ((st = make_o_map(encode, &out->tm_o, p)) != FP8ATTN_OK) return st;
+        if ((st = make_o_map(encode, &out->tm_o, p, o_map)) != FP8ATTN_OK) return st;
     } else {
         memset(&out->tm_o, 0, sizeof out->tm_o);
     }

@@ -28,7 +28,7 @@ fp8attn_status_t fp8attn_wgmma_check_strides(const fp8attn_params_t *p);
  * bytes wide, V's v_rows rows (BN; a FUSED_VT kernel's background reads V in chunks of
  * C::VT_CHUNK keys): the Q, K, V and O tensor maps (cuTensorMapEncodeTiled through the
  * runtime's driver entry point, so nothing links libcuda; O's only for a kernel that stores
- * with TMA, o_map != 0) and the scalars. No allocation, no synchronisation. */
+ * with TMA, o_map != 0: the rows of its box) and the scalars. No allocation, no synchronisation. */
 fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, int bn, int v_rows,
                                            int sw_d, int o_map, struct wgmma_params *out);
 
