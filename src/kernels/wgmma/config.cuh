@@ -189,7 +189,7 @@ struct wg_config {
      * ring stage of the tile's last key tile, consumer 0's rows over its V^T and consumer 1's
      * over its V, each as [D / 64 column blocks][64 rows][128 bytes], stored in boxes of 64 rows
      * (O_BOX_ROWS: 8 TMA stores of 8 KB a tile instead of 32 of 2 KB, which took 5.8k cycles
-     * against 3.6k; docs/PERF.md w74). A tile that starts before row 0 (the causal partial
+     * against 3.6k; docs/PERF.md w75). A tile that starts before row 0 (the causal partial
      * tile: a TMA store of a box that starts there faults) stores from registers instead
      * (mainloop.cuh o_ring, load.cuh produce). The consumers write it
      * once both have done the tile's last P.V and tell producer thread 0 (o_full of the stage);

@@ -19,10 +19,10 @@
  * its 16 rows that runs on while the warp computes its next tile. Before the warp writes its
  * staging area again it waits until that store has read it; the consumer waits for its last
  * stores before it exits. A kernel whose O tile fits only over its ring (C::O_IN_RING, hd256's
- * transposing kernel) stages it there the same way, and producer thread 0 issues the stores
- * (load.cuh store_o), so that no consumer waits for them in its epilogue, in boxes of a
- * consumer's 64 rows (a tile that starts before row 0 goes from registers). TMA leaves out rows
- * past seqlen_q, and writes nothing outside O's D columns. */
+ * transposing kernel) stages it there the same way, and producer thread 0 issues the stores, in
+ * boxes of a consumer's 64 rows (load.cuh store_o; a tile that starts before row 0 goes from
+ * registers), so that no consumer waits for them in its epilogue. TMA leaves out rows past
+ * seqlen_q, and writes nothing outside O's D columns. */
 #ifndef FP8ATTN_WGMMA_EPILOGUE_CUH
 #define FP8ATTN_WGMMA_EPILOGUE_CUH
 
@@ -138,7 +138,8 @@ __device__ __forceinline__ void stage_rows(uint32_t o_smem, const float (&o)[N],
  * +0.3-3 % in hd128's, hd64's, hd64_n160's and hd256's _vt kernels and +7.6 % in hd64_m128's _vt,
  * where w21 had measured the staging area slower when it was written after quad transposes).
  * Only hd256's two kernels may find their staging area taken (C::BG_IN_O before bg_done,
- * C::O_IN_RING: staging_free); they then store each row with store_row_global, after 1/l and
+ * C::O_IN_RING: staging_free, false also for a tile that starts before row 0, where a 64-row
+ * box would start); they then store each row with store_row_global, after 1/l and
  * the LSE, which measured 1-3 % slower than write_output's order in kernels without a staging
  * area (w39), so those keep write_output's. In the other kernels that path is not compiled: its
  * code, never run there, cost 1-4 % at 512-2k keys (w72). */
@@ -171,6 +172,8 @@ __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint3
         /* first, the store of this warp's previous tile has read the area */
         if (lane == 0) bulk_wait_read_all();
         __syncwarp();
+        /* a 64-row area is the consumer's: this warp's rows start at 16 w (w: the warp within
+         * its warpgroup; the consumer warpgroups are 128-thread aligned, kernel.cuh) */
         const int row0 = C::O_BOX_ROWS == 64 ? 16 * ((threadIdx.x >> 5) & 3) : 0;
         if (bf16) stage_rows<C::O_BOX_ROWS>(o_smem, o, inv, true, lane, row0);
         else stage_rows<C::O_BOX_ROWS>(o_smem, o, inv, false, lane, row0);

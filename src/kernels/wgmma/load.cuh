@@ -20,7 +20,6 @@
 #define FP8ATTN_WGMMA_LOAD_CUH
 
 #include "config.cuh"
-#include "epilogue.cuh" /* tma_store_rows */
 #include "ptx_sm90.cuh"
 #include "scheduler.cuh"
 #include "trace.cuh"
@@ -280,7 +279,7 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
  * v_empty: the transposers with its V); warps 1-3 transpose.
  * Otherwise: thread 0 issues Q and the first STAGES key tiles of each query tile; all four warps
  * transpose, and after key tile j thread 0 refills its stage with key tile j + STAGES. With
- * C::O_IN_RING the last tile's O lies over the stage of its last key tile (config.cuh): thread 0
+ * C::O_IN_RING the last staged tile's O lies over the stage of its last key tile (config.cuh): thread 0
  * loads the next tile's first K and V into the other stage and its second K, transposes its
  * first V with the others, then stores that O (store_o) and loads the second V (with one key
  * tile, the next tile's first V is the next load into that stage). */
@@ -334,8 +333,9 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         return;
     }
     int g = 0, qi = 0;
-    int last_u = 0, last_k = 0; /* O_IN_RING: the unit and tile of the last tile with keys
-                                 * (taken again for its store: fewer registers than the tile) */
+    int last_u = 0, last_k = 0; /* O_IN_RING: the unit and tile of the last tile whose O is
+                                 * staged (whole, with keys, from row 0 on: below); taken again
+                                 * for its store: fewer registers than the tile */
     bool o_pending = false; /* ... whose O is still to be stored (the same in every thread) */
     uint32_t o_phases = 0;  /* thread 0: store_o's phase parity per stage */
     for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
