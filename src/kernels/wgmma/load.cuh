@@ -161,9 +161,22 @@ __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> 
     load_v<C>(p, sm, t, j, g);
 }
 
+/* C::O_IN_RING: whether a tile with keys (its part, its first row q0) has its O staged over the
+ * ring and stored by store_o. The producer (produce) and the consumers (mainloop.cuh
+ * consume_tile, which spells it out for now) take this one test, so every o_full arrival has
+ * its wait. Not a segment of the split tail (its consumers
+ * write their partial O to the workspace, and the warp that merges a tile stores its rows from
+ * registers), nor a tile that starts before row 0 (the causal partial tile: store_o's 64-row
+ * boxes would start there, where a TMA store faults; its consumers store from registers). */
+template <class C>
+__device__ __forceinline__ bool o_in_ring(int part, int q0)
+{
+    return C::O_IN_RING && part == TILE_WHOLE && q0 >= 0;
+}
+
 /* C::O_IN_RING, thread 0: once the consumers have staged tile t's O over stage s (o_full_at(s);
  * bit s of o_phases: the parity of its phase, flipped here), its TMA stores: one box of 64 rows
- * per consumer and column block (its tile starts at row 0 or later: produce); returns once they
+ * per consumer and column block (its tile starts at row 0 or later: o_in_ring); returns once they
  * have read the stage. One
  * barrier per stage: the consumers may stage the next tile's O (over the other stage) before
  * this runs, but not the one after, whose last V is loaded after it. */
@@ -370,11 +383,7 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 load_kv<C>(p, sm, t, k0 + j + C::STAGES, g + j + C::STAGES);
             }
         }
-        /* a segment of the split tail stores no O here: its consumers write their partial O to
-         * the workspace, and the warp that merges a tile stores its rows from registers; nor
-         * does a tile that starts before row 0 (its consumers store from registers: config.cuh
-         * O_IN_RING) */
-        if (C::O_IN_RING && t.part == TILE_WHOLE && t.q0 >= 0) {
+        if (o_in_ring<C>(t.part, t.q0)) {
             last_u = s.u;
             last_k = s.k;
             o_pending = true;

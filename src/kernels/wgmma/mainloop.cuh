@@ -298,9 +298,10 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
     /* O_IN_RING (config.cuh): O is staged over the stage of the tile's last key tile, so both
      * consumers' P.V reads of its V^T are done first (named barrier 3), and producer thread 0
      * stores it (load.cuh store_o). A tile without keys stores from registers and owes no
-     * o_full arrive (the producer skips it), nor does a merged tile of the split tail (only
-     * some of its warps merge, each its own rows), nor a tile that starts before row 0 (the
-     * causal partial tile: store_o's 64-row boxes would start there, where TMA faults). */
+     * o_full arrive (the producer skips it), nor does a tile o_in_ring leaves out (a merged
+     * tile of the split tail, a tile that starts before row 0: load.cuh). Its test is spelled
+     * out here: the call compiles hd256's transposing kernel with other registers than the
+     * build the GPU tests ran on (session 30), so the switch waits for a GPU run. */
     const bool o_ring = C::O_IN_RING && n > 0 && te.part == TILE_WHOLE && te.q0 >= 0;
     if (o_ring) named_bar_sync(3, 128 * C::CONSUMERS);
     const int so = ring_stage<C>(g + n - 1);
