@@ -299,10 +299,8 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
      * consumers' P.V reads of its V^T are done first (named barrier 3), and producer thread 0
      * stores it (load.cuh store_o). A tile without keys stores from registers and owes no
      * o_full arrive (the producer skips it), nor does a tile o_in_ring leaves out (a merged
-     * tile of the split tail, a tile that starts before row 0: load.cuh). Its test is spelled
-     * out here: the call compiles hd256's transposing kernel with other registers than the
-     * build the GPU tests ran on (session 30), so the switch waits for a GPU run. */
-    const bool o_ring = C::O_IN_RING && n > 0 && te.part == TILE_WHOLE && te.q0 >= 0;
+     * tile of the split tail, a tile that starts before row 0: load.cuh). */
+    const bool o_ring = n > 0 && o_in_ring<C>(te.part, te.q0);
     if (o_ring) named_bar_sync(3, 128 * C::CONSUMERS);
     const int so = ring_stage<C>(g + n - 1);
     const float vds = vds_early ? vds_t : load_descale(p.v_descale, te.b, te.hk);
