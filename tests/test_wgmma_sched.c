@@ -67,6 +67,7 @@ int main(void)
         {8, 32, 2048, 192, 160, P},  /* 256 heads: fewer than two blocks each (L2) */
         {1, 32, 16384, 192, 128, P}, /* split 0.991, snake 0.998 */
         {8, 16, 2048, 128, 192, P},  /* 128 heads on 132 blocks: one block a head (L2) */
+        {16, 16, 1024, 128, 192, P}, /* pairs 0.939, snake 0.970, but 256 heads (L2; w77) */
         {2, 8, 8192, 128, 128, P},   /* no gain */
         {4, 16, 4096, 128, 192, S},  /* 2.2 % (the dispatch's 192-key tiles at 4k causal) */
         {1, 48, 8192, 192, 128, P},  /* 1.9 %: under the 2 % bar */
