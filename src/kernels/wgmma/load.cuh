@@ -163,11 +163,11 @@ __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> 
 
 /* C::O_IN_RING: whether a tile with keys (its part, its first row q0) has its O staged over the
  * ring and stored by store_o. The producer (produce) and the consumers (mainloop.cuh
- * consume_tile) take this one test, so every o_full arrival has
- * its wait. Not a segment of the split tail (its consumers
- * write their partial O to the workspace, and the warp that merges a tile stores its rows from
- * registers), nor a tile that starts before row 0 (the causal partial tile: store_o's 64-row
- * boxes would start there, where a TMA store faults; its consumers store from registers). */
+ * consume_tile) take this one test, so every o_full arrival has its wait. Not a segment of the
+ * split tail (its consumers write their partial O to the workspace, and the warp that merges a
+ * tile stores its rows from registers), nor a tile that starts before row 0 (the causal partial
+ * tile: store_o's 64-row boxes would start there, where a TMA store faults; its consumers store
+ * from registers). */
 template <class C>
 __device__ __forceinline__ bool o_in_ring(int part, int q0)
 {
