@@ -80,17 +80,19 @@ __device__ __forceinline__ void store_row_global(uint16_t *orow, const float (&o
     }
 }
 
-/* C::O_FITS: the TMA stores of one warp's 16 staged rows (o_smem: [D / 64][16 rows][128 bytes]), first
- * row row_w: D / 64 boxes of 64 columns; the caller commits them. Only for row_w >= 0: the
- * causal partial tile's first warps (scheduler.cuh: q_off is a multiple of 16) have no row to
- * write, and a TMA store of a box that starts before row 0 faults (illegal instruction). */
+/* The TMA stores of C::O_BOX_ROWS staged rows (o_smem: [D / 64][O_BOX_ROWS rows][128 bytes]):
+ * one warp's 16 (C::O_FITS, below) or one consumer's 64 (C::O_IN_RING, load.cuh store_o), first
+ * row row0: D / 64 boxes of 64 columns; the caller commits them. Only for row0 >= 0: a TMA store
+ * of a box that starts before row 0 faults (illegal instruction), so the causal partial tile's
+ * first warps (scheduler.cuh: q_off is a multiple of 16) store none, and with C::O_IN_RING that
+ * tile goes from registers. */
 template <class C>
-__device__ __forceinline__ void tma_store_rows(const wgmma_params &p, uint32_t o_smem, int row_w,
+__device__ __forceinline__ void tma_store_rows(const wgmma_params &p, uint32_t o_smem, int row0,
                                                int hq, int b)
 {
 #pragma unroll
     for (int cb = 0; cb < C::D / 64; cb++)
-        tma_store_4d(&p.tm_o, o_smem + cb * 16 * 128, 64 * cb, row_w, hq, b);
+        tma_store_4d(&p.tm_o, o_smem + cb * C::O_BOX_ROWS * 128, 64 * cb, row0, hq, b);
 }
 
 /* The end of a warp's epilogue on the staging path: its 16 rows, written to o_smem, go to the

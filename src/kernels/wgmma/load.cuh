@@ -20,6 +20,7 @@
 #define FP8ATTN_WGMMA_LOAD_CUH
 
 #include "config.cuh"
+#include "epilogue.cuh" /* tma_store_rows */
 #include "ptx_sm90.cuh"
 #include "scheduler.cuh"
 #include "trace.cuh"
@@ -188,10 +189,7 @@ __device__ __forceinline__ void store_o(const wgmma_params &p, const wg_smem<C> 
     o_phases ^= 1u << s;
 #pragma unroll 1
     for (int c = 0; c < C::CONSUMERS; c++)
-#pragma unroll
-        for (int cb = 0; cb < C::D / 64; cb++)
-            tma_store_4d(&p.tm_o, sm.o_area(s, c, 0) + cb * 64 * 128, 64 * cb, t.q0 + 64 * c, t.hq,
-                         t.b);
+        tma_store_rows<C>(p, sm.o_area(s, c, 0), t.q0 + 64 * c, t.hq, t.b);
     bulk_commit();
     bulk_wait_read_all();
 }
