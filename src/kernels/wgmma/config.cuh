@@ -95,13 +95,16 @@
  *              (mainloop.cuh) may run; false where it spills or measured slower (docs/PERF.md w33)
  *   TBATCH     V transpose units whose ldmatrix issue together (transpose_v.cuh): 1 to 4, as
  *              many as fit the producer's registers without a spill (docs/PERF.md w35)
- *   TSPEC      the transposer's code specialised per warp (transpose_warp: the units' offsets
- *              are immediates); false: one loop with the warp index at run time (transpose_units),
- *              where the specialised form spills or measured slower (docs/PERF.md w35)
+ *   TSPEC      the transposer's form (transpose_v.cuh): 1, its code specialised per warp
+ *              (transpose_warp: the units' offsets are immediates); 0, one loop with the warp
+ *              index at run time (transpose_units), where the specialised form spills or
+ *              measured slower (docs/PERF.md w35); 2, each warp a band of whole key blocks with
+ *              every term of its addresses folded into two bases per tile (transpose_blocks,
+ *              w81), where the warps divide the blocks evenly
  */
 template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
           bool VT_GLOBAL_ = false, bool EPI_TMA_ = false, bool CROSS_ = true, int TBATCH_ = 1,
-          bool TSPEC_ = true>
+          int TSPEC_ = 1>
 struct wg_config {
     static constexpr bool VT_GLOBAL = VT_GLOBAL_;
     static constexpr int D = D_;
@@ -113,7 +116,8 @@ struct wg_config {
     static constexpr bool LOADER_WARP = LOADER_ != 0;
     static constexpr int TRANSPOSERS = LOADER_WARP ? 96 : 128;
     static constexpr int TRANSPOSE_BATCH = TBATCH_;
-    static constexpr bool TRANSPOSE_SPEC = TSPEC_;
+    static constexpr int TRANSPOSE_SPEC = TSPEC_;
+    static_assert(TSPEC_ >= 0 && TSPEC_ <= 2, "TSPEC: 0, 1 or 2");
     static_assert(TBATCH_ >= 1 && TBATCH_ <= 4, "TBATCH: 1 to 4");
     static constexpr int PRODUCER_REGS = PREGS_;
     /* __launch_bounds__(THREADS, 1) gives each thread LAUNCH_REGS (65536 / THREADS, rounded down

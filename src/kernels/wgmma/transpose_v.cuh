@@ -144,15 +144,68 @@ __device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int war
     }
 }
 
+/* The units of transposer warp `warp` as a band of whole key blocks (C::TRANSPOSE_SPEC 2): warp
+ * w takes key blocks kv = w KPW + j (j < KPW = BN / 32 / WARPS) and every chunk c < CH of each,
+ * so that j and c, and with them every term of a unit's two addresses but the warp's and the
+ * lane's, are compile-time constants; the warp's and lane's terms fold into two bases per tile:
+ *   ldmatrix: S ^ ((c % CS) << 4) + (c / CS) BN SW_D + 32 j SW_D,
+ *     S = (v + (32 w KPW + lane) SW_D) | (phase(lane) << 4);
+ *   stmatrix: T ^ ((2 (j % KN)) << 4) + (j / KN) D SW_N + 16 c SW_N,
+ *     T = (vt + (w KPW / KN) D SW_N + st_row SW_N) | ((sb ^ phase(st_row)) << 4)
+ * (transpose_warp's formulas with kv = w KPW + j, KPW a multiple of KN). The OR and the XOR are
+ * exact because v + (32 w KPW + lane) SW_D and vt + ... + st_row SW_N have bits 4 .. log2(SW) - 1
+ * clear (the tiles lie on 1024-byte boundaries, config.cuh; the rows are multiples of SW) and
+ * 2 (j % KN) + sb = 2 (j % KN) ^ sb. A unit then costs its ldmatrix, four permutes, its
+ * stmatrix and at most two LOP3 (the XORs), and the warps share one copy of the code, which
+ * transpose_warp's three unrolled copies do not (docs/PERF.md w81). */
+template <class C, int BATCH>
+__device__ __forceinline__ void transpose_blocks(uint32_t v, uint32_t vt, int warp, int lane_)
+{
+    constexpr int CH = C::D / 16, WARPS = C::TRANSPOSERS / 32, KPW = C::BN / 32 / WARPS;
+    constexpr int CS = C::SW_D / 16, KN = C::SW_N / 32, NU = KPW * CH;
+    static_assert(C::TRANSPOSE_SPEC != 2 || (C::BN % (32 * WARPS) == 0 && KPW % KN == 0),
+                  "transpose_blocks: the warps take equal bands of whole swizzle rows of V^T");
+    /* opaque: the lane's terms are recomputed per tile instead of held across the producer's
+     * loop */
+    const uint32_t lane = opaque_u32((uint32_t)lane_);
+    const uint32_t w = (uint32_t)warp;
+    const uint32_t st_row = 2 * (lane & 7) + (lane >> 4), sb = (lane >> 3) & 1;
+    const uint32_t S = (v + (32 * KPW * w + lane) * C::SW_D) | (swizzle_phase<C::SW_D>(lane) << 4);
+    const uint32_t T = (vt + (KPW / KN) * w * (C::D * C::SW_N) + st_row * C::SW_N) |
+                       ((sb ^ swizzle_phase<C::SW_N>(st_row)) << 4);
+#pragma unroll
+    for (int n0 = 0; n0 < NU; n0 += BATCH) {
+        uint32_t r[BATCH][4];
+#pragma unroll
+        for (int i = 0; i < BATCH; i++) {
+            const int j = (n0 + i) / CH, c = (n0 + i) % CH;
+            if (n0 + i < NU)
+                ldmatrix_x4_trans(r[i], (S ^ ((uint32_t)(c % CS) << 4)) +
+                                            (uint32_t)((c / CS) * C::BN * C::SW_D + 32 * j * C::SW_D));
+        }
+#pragma unroll
+        for (int i = 0; i < BATCH; i++) {
+            const int j = (n0 + i) / CH, c = (n0 + i) % CH;
+            if (n0 + i < NU)
+                store_unit((T ^ ((uint32_t)(2 * (j % KN)) << 4)) +
+                               (uint32_t)((j / KN) * C::D * C::SW_N + 16 * c * C::SW_N),
+                           r[i]);
+        }
+    }
+}
+
 /* V tile at v -> V^T tile at vt, by transposer warp `warp` (0 .. TRANSPOSERS / 32 - 1), in batches
- * of C::TRANSPOSE_BATCH units: transpose_warp where C::TRANSPOSE_SPEC, else transpose_units. */
+ * of C::TRANSPOSE_BATCH units: C::TRANSPOSE_SPEC 1 transpose_warp, 2 transpose_blocks, 0
+ * transpose_units. */
 template <class C>
 __device__ __forceinline__ void transpose_tile(uint32_t v, uint32_t vt, int warp, int lane)
 {
     constexpr int B = C::TRANSPOSE_BATCH;
     static_assert(C::TRANSPOSERS / 32 <= 4, "at most four transposer warps");
-    if (!C::TRANSPOSE_SPEC) {
+    if (C::TRANSPOSE_SPEC == 0) {
         transpose_units<C, B>(v, vt, warp, lane);
+    } else if (C::TRANSPOSE_SPEC == 2) {
+        transpose_blocks<C, B>(v, vt, warp, lane);
     } else {
         switch (warp) {
         case 0: transpose_warp<C, 0, B>(v, vt, lane); break;

@@ -19,10 +19,13 @@
 #define WGMMA_HD128_LOADER 1 /* 1: a warp only for the TMA loads, 3 transpose (H200: 793 vs 779 TFLOPS at 16k) */
 #endif
 #ifndef WGMMA_HD128_TBATCH
-#define WGMMA_HD128_TBATCH 2 /* V transpose units per batch (config.cuh TBATCH; PERF w35) */
+#define WGMMA_HD128_TBATCH 1 /* V transpose units per batch (config.cuh TBATCH; 2 spills 16 bytes
+                              * with TSPEC 2: PERF w81) */
 #endif
 #ifndef WGMMA_HD128_TSPEC
-#define WGMMA_HD128_TSPEC 0 /* the run-time-warp transposer (config.cuh TSPEC; PERF w35) */
+#define WGMMA_HD128_TSPEC 2 /* each transposer warp a band of key blocks (config.cuh TSPEC,
+                             * transpose_blocks): +2.4-4.1 % at 1-2k causal, +3.8 % at 512 keys,
+                             * -0.8 % at 512 causal against the run-time-warp loop (PERF w81) */
 #endif
 #ifndef WGMMA_HD128_EPI_TMA
 #define WGMMA_HD128_EPI_TMA 1 /* O through shared memory (stmatrix) and a TMA store (config.cuh
