@@ -118,12 +118,12 @@ __device__ __forceinline__ void transpose_batches(uint32_t v, uint32_t vt, int w
     }
 }
 
-/* The units of warp `warp` with its index known only at run time (C::TRANSPOSE_SPEC false):
+/* The units of warp `warp` with its index known only at run time (C::TRANSPOSE_SPEC 0):
  * u = warp + WARPS k, the addresses from kmajor_addr (about 15 integer instructions per unit), in
  * batches of BATCH as in transpose_warp. BATCH 1 is the loop before w35 (one unit at a time),
  * which hd128_n224 keeps: every batched or specialised form spills there, mostly in that kernel's
- * consumers (232 registers, tight). hd128 takes BATCH 2: its specialised form measured 12 %
- * slower at (32,16,512,128) causal and 4 % slower with the producer at 48 registers (PERF w35). */
+ * consumers (232 registers, tight). hd128 took BATCH 2 until w81 (its specialised form measured
+ * 12 % slower at (32,16,512,128) causal, w35); it now takes transpose_blocks. */
 template <class C, int BATCH>
 __device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int warp, int lane)
 {
