@@ -100,7 +100,8 @@
  *              index at run time (transpose_units), where the specialised form spills or
  *              measured slower (docs/PERF.md w35); 2, each warp a band of whole key blocks with
  *              every term of its addresses folded into two bases per tile (transpose_blocks,
- *              w81), where the warps divide the blocks evenly
+ *              w81), where the warps divide the BN / 32 key blocks evenly and each band is a
+ *              whole number of V^T's swizzle rows (SW_N / 32 blocks)
  */
 template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
           bool VT_GLOBAL_ = false, bool EPI_TMA_ = false, bool CROSS_ = true, int TBATCH_ = 1,

@@ -119,11 +119,12 @@ __device__ __forceinline__ void transpose_batches(uint32_t v, uint32_t vt, int w
 }
 
 /* The units of warp `warp` with its index known only at run time (C::TRANSPOSE_SPEC 0):
- * u = warp + WARPS k, the addresses from kmajor_addr (about 15 integer instructions per unit), in
- * batches of BATCH as in transpose_warp. BATCH 1 is the loop before w35 (one unit at a time),
- * which hd128_n224 keeps: every batched or specialised form spills there, mostly in that kernel's
- * consumers (232 registers, tight). hd128 took BATCH 2 until w81 (its specialised form measured
- * 12 % slower at (32,16,512,128) causal, w35); it now takes transpose_blocks. */
+ * u = warp + WARPS k, the addresses from kmajor_addr (about 20 integer instructions per unit at
+ * hd128, docs/PERF.md w80), in batches of BATCH as in transpose_warp. BATCH 1 is the loop before
+ * w35 (one unit at a time), which hd128_n224 keeps: every batched or specialised form spills
+ * there, mostly in that kernel's consumers (232 registers, tight). hd128 took BATCH 2 until w81
+ * (its specialised form measured 12 % slower at (32,16,512,128) causal, w35); it now takes
+ * transpose_blocks. */
 template <class C, int BATCH>
 __device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int warp, int lane)
 {
@@ -148,13 +149,14 @@ __device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int war
  * w takes key blocks kv = w KPW + j (j < KPW = BN / 32 / WARPS) and every chunk c < CH of each,
  * so that j and c, and with them every term of a unit's two addresses but the warp's and the
  * lane's, are compile-time constants; the warp's and lane's terms fold into two bases per tile:
- *   ldmatrix: S ^ ((c % CS) << 4) + (c / CS) BN SW_D + 32 j SW_D,
+ *   ldmatrix: (S ^ ((c % CS) << 4)) + (c / CS) BN SW_D + 32 j SW_D,
  *     S = (v + (32 w KPW + lane) SW_D) | (phase(lane) << 4);
- *   stmatrix: T ^ ((2 (j % KN)) << 4) + (j / KN) D SW_N + 16 c SW_N,
+ *   stmatrix: (T ^ ((2 (j % KN)) << 4)) + (j / KN) D SW_N + 16 c SW_N,
  *     T = (vt + (w KPW / KN) D SW_N + st_row SW_N) | ((sb ^ phase(st_row)) << 4)
  * (transpose_warp's formulas with kv = w KPW + j, KPW a multiple of KN). The OR and the XOR are
  * exact because v + (32 w KPW + lane) SW_D and vt + ... + st_row SW_N have bits 4 .. log2(SW) - 1
- * clear (the tiles lie on 1024-byte boundaries, config.cuh; the rows are multiples of SW) and
+ * clear (the tiles lie on 1024-byte boundaries: smem_layout.cuh's base, config.cuh's offsets;
+ * the rows are multiples of SW) and
  * 2 (j % KN) + sb = 2 (j % KN) ^ sb. A unit then costs its ldmatrix, four permutes, its
  * stmatrix and at most two LOP3 (the XORs), and the warps share one copy of the code, which
  * transpose_warp's three unrolled copies do not (docs/PERF.md w81). */

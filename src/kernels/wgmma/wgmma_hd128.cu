@@ -18,14 +18,17 @@
 #ifndef WGMMA_HD128_LOADER
 #define WGMMA_HD128_LOADER 1 /* 1: a warp only for the TMA loads, 3 transpose (H200: 793 vs 779 TFLOPS at 16k) */
 #endif
-#ifndef WGMMA_HD128_TBATCH
-#define WGMMA_HD128_TBATCH 1 /* V transpose units per batch (config.cuh TBATCH; 2 spills 16 bytes
-                              * with TSPEC 2: PERF w81) */
-#endif
 #ifndef WGMMA_HD128_TSPEC
-#define WGMMA_HD128_TSPEC 2 /* each transposer warp a band of key blocks (config.cuh TSPEC,
-                             * transpose_blocks): +2.4-4.1 % at 1-2k causal, +3.8 % at 512 keys,
-                             * -0.8 % at 512 causal against the run-time-warp loop (PERF w81) */
+/* each transposer warp a band of key blocks (config.cuh TSPEC, transpose_blocks): +2.4-4.1 % at
+ * 1-2k causal, +3.8 % at 512 keys, -0.8 % at 512 causal against the run-time-warp loop (PERF w81).
+ * transpose_blocks needs three transposer warps and a multiple of 96 keys; other A/B tiles or
+ * LOADER 0 fall back to the run-time-warp loop (0). */
+#define WGMMA_HD128_TSPEC ((WGMMA_HD128_LOADER) && (WGMMA_HD128_BN) % 96 == 0 ? 2 : 0)
+#endif
+#ifndef WGMMA_HD128_TBATCH
+/* V transpose units per batch (config.cuh TBATCH): 1 with transpose_blocks (2 spills 16 bytes,
+ * PERF w81), 2 with the run-time-warp loop (w35) */
+#define WGMMA_HD128_TBATCH ((WGMMA_HD128_TSPEC) == 2 ? 1 : 2)
 #endif
 #ifndef WGMMA_HD128_EPI_TMA
 #define WGMMA_HD128_EPI_TMA 1 /* O through shared memory (stmatrix) and a TMA store (config.cuh

@@ -17,7 +17,7 @@
                                    * mostly in the consumers (PERF w35) */
 #endif
 typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1, false, false, true, WGMMA_HD128_N224_TBATCH,
-                  false>
+                  0>
     wg_cfg_hd128_n224;
 /* The _vt kernel: its producer is one thread issuing loads. At 40 registers the consumers get 232,
  * and with the cross-tile overlap (CROSS) they spill 16 bytes. At 24 (consumers 240) the overlap
