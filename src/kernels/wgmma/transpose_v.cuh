@@ -156,10 +156,9 @@ __device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int war
  * (transpose_warp's formulas with kv = w KPW + j, KPW a multiple of KN). The OR and the XOR are
  * exact because v + (32 w KPW + lane) SW_D and vt + ... + st_row SW_N have bits 4 .. log2(SW) - 1
  * clear (the tiles lie on 1024-byte boundaries: smem_layout.cuh's base, config.cuh's offsets;
- * the rows are multiples of SW) and
- * 2 (j % KN) + sb = 2 (j % KN) ^ sb. A unit then costs its ldmatrix, four permutes, its
- * stmatrix and at most two LOP3 (the XORs), and the warps share one copy of the code, which
- * transpose_warp's three unrolled copies do not (docs/PERF.md w81). */
+ * the rows are multiples of SW) and 2 (j % KN) + sb = 2 (j % KN) ^ sb. A unit then costs its
+ * ldmatrix, four permutes, its stmatrix and at most two LOP3 (the XORs), and the warps share one
+ * copy of the code, where transpose_warp has one unrolled copy per warp (docs/PERF.md w81). */
 template <class C, int BATCH>
 __device__ __forceinline__ void transpose_blocks(uint32_t v, uint32_t vt, int warp, int lane_)
 {
