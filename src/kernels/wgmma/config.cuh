@@ -94,7 +94,8 @@
  *   CROSS      two Q stages if they fit (Q_STAGES below), so the cross-tile overlap
  *              (mainloop.cuh) may run; false where it spills or measured slower (docs/PERF.md w33)
  *   TBATCH     V transpose units whose ldmatrix issue together (transpose_v.cuh): 1 to 4, as
- *              many as fit the producer's registers without a spill (docs/PERF.md w35)
+ *              many as fit the producer's registers without a spill (docs/PERF.md w35); 1 with
+ *              TSPEC 0
  *   TSPEC      the transposer's form (transpose_v.cuh): 1, its code specialised per warp
  *              (transpose_warp: the units' offsets are immediates); 0, one loop with the warp
  *              index at run time (transpose_units), where the specialised form spills or
@@ -120,6 +121,7 @@ struct wg_config {
     static constexpr int TRANSPOSE_SPEC = TSPEC_;
     static_assert(TSPEC_ >= 0 && TSPEC_ <= 2, "TSPEC: 0, 1 or 2");
     static_assert(TBATCH_ >= 1 && TBATCH_ <= 4, "TBATCH: 1 to 4");
+    static_assert(TSPEC_ != 0 || TBATCH_ == 1, "TSPEC 0 (transpose_units): one unit at a time");
     static constexpr int PRODUCER_REGS = PREGS_;
     /* __launch_bounds__(THREADS, 1) gives each thread LAUNCH_REGS (65536 / THREADS, rounded down
      * to 8: 168 for 384 threads, 128 for 512), and setmaxnreg only moves registers inside that

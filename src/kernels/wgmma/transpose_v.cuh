@@ -90,58 +90,24 @@ __device__ __forceinline__ void transpose_warp(uint32_t v, uint32_t vt, int lane
     }
 }
 
-/* transpose_units' batches (BATCH >= 2) */
-template <class C, int BATCH>
-__device__ __forceinline__ void transpose_batches(uint32_t v, uint32_t vt, int warp, int lane)
-{
-    constexpr int CH = C::D / 16, UNITS = (C::BN / 32) * CH, WARPS = C::TRANSPOSERS / 32;
-    constexpr int PER = (UNITS + WARPS - 1) / WARPS;
-#pragma unroll 1
-    for (int k0 = 0; k0 < PER; k0 += BATCH) {
-        /* opaque: the lane's terms are recomputed per batch instead of held in 2 x BATCH
-         * registers across the producer's whole loop */
-        const int ln = (int)opaque_u32((uint32_t)lane);
-        const int st_row = 2 * (ln & 7) + (ln >> 4), st_kb = 16 * ((ln >> 3) & 1);
-        uint32_t r[BATCH][4];
-#pragma unroll
-        for (int i = 0; i < BATCH; i++) {
-            const uint32_t u = (uint32_t)(warp + WARPS * (k0 + i)), kv = u / CH, c = u % CH;
-            if (k0 + i < PER && (UNITS % WARPS == 0 || u < UNITS))
-                ldmatrix_x4_trans(r[i], kmajor_addr<C::BN, C::SW_D>(v, 32 * kv + ln, 16 * c));
-        }
-#pragma unroll
-        for (int i = 0; i < BATCH; i++) {
-            const uint32_t u = (uint32_t)(warp + WARPS * (k0 + i)), kv = u / CH, c = u % CH;
-            if (k0 + i < PER && (UNITS % WARPS == 0 || u < UNITS))
-                store_unit(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), r[i]);
-        }
-    }
-}
-
-/* The units of warp `warp` with its index known only at run time (C::TRANSPOSE_SPEC 0):
- * u = warp + WARPS k, the addresses from kmajor_addr (about 20 integer instructions per unit at
- * hd128, docs/PERF.md w80), in batches of BATCH as in transpose_warp. BATCH 1 is the loop before
- * w35 (one unit at a time), which hd128_n224 keeps: every batched or specialised form spills
- * there, mostly in that kernel's consumers (232 registers, tight). hd128 took BATCH 2 until w81
- * (its specialised form measured 12 % slower at (32,16,512,128) causal, w35); it now takes
- * transpose_blocks. */
-template <class C, int BATCH>
+/* The units of warp `warp` with its index known only at run time (C::TRANSPOSE_SPEC 0), one at a
+ * time: u = warp + WARPS k, the addresses from kmajor_addr (about 20 integer instructions per
+ * unit at hd128, docs/PERF.md w80). hd128_n224 keeps it: every batched or specialised form spills
+ * there, mostly in that kernel's consumers (232 registers, tight). (Its batched form, which hd128
+ * took until w81, went with that: w35, w81.) */
+template <class C>
 __device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int warp, int lane)
 {
     constexpr int CH = C::D / 16, UNITS = (C::BN / 32) * CH, WARPS = C::TRANSPOSERS / 32;
     constexpr int PER = (UNITS + WARPS - 1) / WARPS; /* units per warp (the last may have fewer) */
-    if (BATCH == 1) {
-        const int st_row = 2 * (lane & 7) + (lane >> 4), st_kb = 16 * ((lane >> 3) & 1);
+    const int st_row = 2 * (lane & 7) + (lane >> 4), st_kb = 16 * ((lane >> 3) & 1);
 #pragma unroll 4
-        for (int k = 0; k < PER; k++) {
-            const uint32_t u = (uint32_t)(warp + WARPS * k), kv = u / CH, c = u % CH;
-            if (UNITS % WARPS != 0 && u >= UNITS) break;
-            uint32_t r[4];
-            ldmatrix_x4_trans(r, kmajor_addr<C::BN, C::SW_D>(v, 32 * kv + lane, 16 * c));
-            store_unit(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), r);
-        }
-    } else {
-        transpose_batches<C, BATCH>(v, vt, warp, lane);
+    for (int k = 0; k < PER; k++) {
+        const uint32_t u = (uint32_t)(warp + WARPS * k), kv = u / CH, c = u % CH;
+        if (UNITS % WARPS != 0 && u >= UNITS) break;
+        uint32_t r[4];
+        ldmatrix_x4_trans(r, kmajor_addr<C::BN, C::SW_D>(v, 32 * kv + lane, 16 * c));
+        store_unit(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), r);
     }
 }
 
@@ -197,14 +163,14 @@ __device__ __forceinline__ void transpose_blocks(uint32_t v, uint32_t vt, int wa
 
 /* V tile at v -> V^T tile at vt, by transposer warp `warp` (0 .. TRANSPOSERS / 32 - 1), in batches
  * of C::TRANSPOSE_BATCH units: C::TRANSPOSE_SPEC 1 transpose_warp, 2 transpose_blocks, 0
- * transpose_units. */
+ * transpose_units (one unit at a time). */
 template <class C>
 __device__ __forceinline__ void transpose_tile(uint32_t v, uint32_t vt, int warp, int lane)
 {
     constexpr int B = C::TRANSPOSE_BATCH;
     static_assert(C::TRANSPOSERS / 32 <= 4, "at most four transposer warps");
     if (C::TRANSPOSE_SPEC == 0) {
-        transpose_units<C, B>(v, vt, warp, lane);
+        transpose_units<C>(v, vt, warp, lane);
     } else if (C::TRANSPOSE_SPEC == 2) {
         transpose_blocks<C, B>(v, vt, warp, lane);
     } else {

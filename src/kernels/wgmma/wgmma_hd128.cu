@@ -26,9 +26,9 @@
 #define WGMMA_HD128_TSPEC ((WGMMA_HD128_LOADER) && (WGMMA_HD128_BN) % 96 == 0 ? 2 : 0)
 #endif
 #ifndef WGMMA_HD128_TBATCH
-/* V transpose units per batch (config.cuh TBATCH): 1 with transpose_blocks (2 spills 16 bytes,
- * PERF w81), 2 with the run-time-warp loop (w35) */
-#define WGMMA_HD128_TBATCH ((WGMMA_HD128_TSPEC) == 2 ? 1 : 2)
+/* V transpose units per batch (config.cuh TBATCH): 1 (with transpose_blocks 2 spills 16 bytes,
+ * PERF w81; the run-time-warp loop takes one unit at a time) */
+#define WGMMA_HD128_TBATCH 1
 #endif
 #ifndef WGMMA_HD128_EPI_TMA
 #define WGMMA_HD128_EPI_TMA 1 /* O through shared memory (stmatrix) and a TMA store (config.cuh
