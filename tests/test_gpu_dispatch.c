@@ -213,8 +213,25 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
         p = problem(16, 16, 896, 128); /* 7 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
-        p = problem(16, 16, 1024, 128); /* 8 repeats: hd128's line since w55 */
+        p = problem(16, 16, 1024, 128); /* 8 repeats: hd128's line since w55; 224-key tiles pad
+                                          * 1120 keys, 192-key 1152 (WGMMA_HD128_PAD_RULE) */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
+        expect_kernel(&p, NULL, "fp8attn_wgmma_hd128"); /* transposing: 3 % less is too little */
+        p.causal = 1; /* never under the mask */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
+        p = problem(10, 16, 1536, 128); /* 192-key tiles pad 1536, 224-key 1568 */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
+        p = problem(9, 16, 1792, 128); /* 1920 against 1792 */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
+        p = problem(12, 16, 1280, 128); /* 1344 both: the 192-key tiles */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
+        p = problem(25, 16, 640, 128); /* 5 repeats, transposing: 672 against 768, 12.5 % less */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224");
+        expect_kernel(&p, NULL, "fp8attn_wgmma_hd128_n224");
+        p = problem(21, 16, 768, 128); /* 896 against 768 */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
+        p = problem(1, 16, 640, 128); /* one wave (80 tiles): the transposing rule does not apply */
+        expect_kernel(&p, "wgmma", "fp8attn_wgmma_hd128");
         p = problem(8, 16, 2048, 128); /* 16 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
         p.causal = 1; /* causal hd128: 24 needed */

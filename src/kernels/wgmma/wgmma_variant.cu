@@ -17,6 +17,7 @@
 #define WGMMA_DECLARE(NAME)                                                                 \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME(void);              \
     extern "C" const int fp8attn_wgmma_rows_##NAME;                                         \
+    extern "C" const int fp8attn_wgmma_bn_##NAME;                                           \
     extern "C" const int fp8attn_wgmma_split_bn_##NAME;                                     \
     extern "C" const int fp8attn_wgmma_split_bn_tr_##NAME;                                  \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vt(void);         \
@@ -54,7 +55,8 @@ WGMMA_DECLARE(hd128_n224)
 #ifndef WGMMA_HD64_N160_MAX_SK
 #define WGMMA_HD64_N160_MAX_SK 4096
 #endif
-/* hd128_n224 runs problems of at least MIN_SK keys, CAUSAL_MIN_SK if causal. H100, time ratio
+/* hd128_n224 runs problems of at least MIN_SK keys, CAUSAL_MIN_SK if causal (and, without the
+ * mask, shorter ones where its tiles pad less: WGMMA_HD128_PAD_RULE below). H100, time ratio
  * against the 192-key tiles (docs/PERF.md w7, w31): 2k 0.97 (causal 0.96), 4k 1.016 (causal
  * 1.001), 8k 1.019 (causal 1.022), 16k 1.017 (causal 1.021). A minimum above INT32_MAX - 256:
  * never (A/B builds). */
@@ -74,6 +76,7 @@ typedef struct {
     const fp8attn_kernel_entry_t *(*entry)(void);    /* V transposed in shared memory */
     const fp8attn_kernel_entry_t *(*entry_vt)(void); /* V^T from the workspace */
     const int *rows; /* query rows per block */
+    const int *bn;   /* keys per key tile (both kernels) */
     const int *split_bn; /* its _vt kernel's key tile if that kernel may split the tail, else 0 */
     const int *split_bn_tr; /* the same for its transposing kernel */
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt,
@@ -87,26 +90,27 @@ typedef struct {
 /* instance_for_problem takes the first that fits: the ranges must not overlap per head dim */
 static const wgmma_instance_t k_instances[] = {
     {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, &fp8attn_wgmma_rows_hd64,
-     &fp8attn_wgmma_split_bn_hd64, &fp8attn_wgmma_split_bn_tr_hd64, fp8attn_wgmma_launch_hd64, 0,
-     {0, 0}, {0, 0}},
+     &fp8attn_wgmma_bn_hd64, &fp8attn_wgmma_split_bn_hd64, &fp8attn_wgmma_split_bn_tr_hd64,
+     fp8attn_wgmma_launch_hd64, 0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, &fp8attn_wgmma_rows_hd128,
-     &fp8attn_wgmma_split_bn_hd128, &fp8attn_wgmma_split_bn_tr_hd128, fp8attn_wgmma_launch_hd128,
-     0, {0, 0}, {0, 0}},
+     &fp8attn_wgmma_bn_hd128, &fp8attn_wgmma_split_bn_hd128, &fp8attn_wgmma_split_bn_tr_hd128,
+     fp8attn_wgmma_launch_hd128, 0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
-     &fp8attn_wgmma_split_bn_hd256, &fp8attn_wgmma_split_bn_tr_hd256, fp8attn_wgmma_launch_hd256,
-     0, {0, 0}, {0, 0}},
+     &fp8attn_wgmma_bn_hd256, &fp8attn_wgmma_split_bn_hd256, &fp8attn_wgmma_split_bn_tr_hd256,
+     fp8attn_wgmma_launch_hd256, 0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
-     &fp8attn_wgmma_rows_hd64_m128, &fp8attn_wgmma_split_bn_hd64_m128,
+     &fp8attn_wgmma_rows_hd64_m128, &fp8attn_wgmma_bn_hd64_m128, &fp8attn_wgmma_split_bn_hd64_m128,
      &fp8attn_wgmma_split_bn_tr_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE,
      {0, WGMMA_HD64_M128_MAX_SK}, {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}},
     {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt,
-     &fp8attn_wgmma_rows_hd64_n160, &fp8attn_wgmma_split_bn_hd64_n160,
+     &fp8attn_wgmma_rows_hd64_n160, &fp8attn_wgmma_bn_hd64_n160, &fp8attn_wgmma_split_bn_hd64_n160,
      &fp8attn_wgmma_split_bn_tr_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, {0, 0},
      {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}},
     {fp8attn_wgmma_entry_hd128_n224, fp8attn_wgmma_entry_hd128_n224_vt,
-     &fp8attn_wgmma_rows_hd128_n224, &fp8attn_wgmma_split_bn_hd128_n224,
-     &fp8attn_wgmma_split_bn_tr_hd128_n224, fp8attn_wgmma_launch_hd128_n224, 0,
-     {WGMMA_HD128_N224_MIN_SK, INT32_MAX}, {WGMMA_HD128_N224_CAUSAL_MIN_SK, INT32_MAX}},
+     &fp8attn_wgmma_rows_hd128_n224, &fp8attn_wgmma_bn_hd128_n224,
+     &fp8attn_wgmma_split_bn_hd128_n224, &fp8attn_wgmma_split_bn_tr_hd128_n224,
+     fp8attn_wgmma_launch_hd128_n224, 0, {WGMMA_HD128_N224_MIN_SK, INT32_MAX},
+     {WGMMA_HD128_N224_CAUSAL_MIN_SK, INT32_MAX}},
 };
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
 
@@ -458,12 +462,60 @@ static ws_use_t workspace_use(const fp8attn_params_t *p, const wgmma_instance_t 
 #define WGMMA_HD64_SPLIT_ROUND_PCT 206
 #define WGMMA_HD64_SPLIT_FIXED_PCT 300
 
-/* The instance for p: instance_for_problem's, but, with a workspace (with_ws), the general
- * instance in place of a one-wave one where its split pays by the model above. */
+/* WGMMA_HD128_PAD_RULE 1 (default): an hd128 problem without the mask below
+ * WGMMA_HD128_N224_MIN_SK keys runs the 224-key instance where its key tiles pad seqlen_k with
+ * fewer keys than the 192-key instance's (ceil(seqlen_k / BN) x BN): on the _vt kernels (the
+ * workspace given, V^T written once) wherever they pad less; on the transposing kernels only
+ * where they pad at least WGMMA_HD128_PAD_TR_PCT % less and the problem has more than one wave
+ * (hd128_n224's transposer is the older run-time-warp form, not transpose_blocks). H100, 16k
+ * tokens of 16 heads, time with 192-key tiles / time with 224-key tiles (docs/PERF.md w85), the
+ * padded keys' ratio in brackets:
+ *   _vt:         1024 keys 1.022 (1.029), 1280 0.999 (1.000), 1536 0.971 (0.980), 1792 1.075
+ *                (1.071), 2048 0.947 (0.943), 2560 1.003 (1.000), 3072 0.970 (0.980), 3584 1.013
+ *                (1.018); at 4096 and more w31's 1.016-1.019 stand (1.01 from the tile itself)
+ *   transposing: 640 keys 1.052 (1.143), 768 0.819 (0.857)
+ *   causal (not taken): 1024 0.960 (transposing), 3584-7168 0.984-0.999 (_vt)
+ * 0: the seqlen_k ranges alone (A/B builds). */
+#ifndef WGMMA_HD128_PAD_RULE
+#define WGMMA_HD128_PAD_RULE 1
+#endif
+#ifndef WGMMA_HD128_PAD_TR_PCT
+#define WGMMA_HD128_PAD_TR_PCT 10
+#endif
+
+/* Keys that in's key tiles cover for seqlen_k keys. */
+static int64_t padded_keys(const wgmma_instance_t *in, int seqlen_k)
+{
+    return ((int64_t)seqlen_k + *in->bn - 1) / *in->bn * *in->bn;
+}
+
+/* WGMMA_HD128_PAD_RULE's choice for p, which instance_for_problem gives `in`. */
+static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count, int with_ws,
+                                        const wgmma_instance_t *in)
+{
+    if (!WGMMA_HD128_PAD_RULE || p->head_dim != 128 || p->causal || in->one_wave) return in;
+    /* the instance the problem would run from WGMMA_HD128_N224_MIN_SK keys */
+    fp8attn_params_t wide = *p;
+    wide.seqlen_k = WGMMA_HD128_N224_MIN_SK;
+    const wgmma_instance_t *w = instance_for_problem(&wide, sm_count);
+    if (!w || w == in || w->one_wave || *w->rows != *in->rows) return in;
+    const int64_t pad_in = padded_keys(in, p->seqlen_k), pad_w = padded_keys(w, p->seqlen_k);
+    fp8attn_wgmma_split_t split;
+    if (with_ws && workspace_use(p, in, sm_count, &split) == WS_VT &&
+        workspace_use(p, w, sm_count, &split) == WS_VT)
+        return pad_w < pad_in ? w : in;
+    return grid_of(in, p) > sm_count && pad_w * 100 <= pad_in * (100 - WGMMA_HD128_PAD_TR_PCT)
+               ? w
+               : in;
+}
+
+/* The instance for p: instance_for_problem's, or pad_rule's, but, with a workspace (with_ws),
+ * the general instance in place of a one-wave one where its split pays by the model above. */
 static const wgmma_instance_t *instance_for_call(const fp8attn_params_t *p, int sm_count,
                                                  int with_ws)
 {
     const wgmma_instance_t *in = instance_for_problem(p, sm_count);
+    if (in) in = pad_rule(p, sm_count, with_ws, in);
     if (!with_ws || !in || !in->one_wave || p->causal || !WGMMA_HD64_SPLIT_GAIN_PCT) return in;
     const wgmma_instance_t *g = instance_for(p->head_dim);
     fp8attn_wgmma_split_t split;
