@@ -225,9 +225,9 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
  * fp8attn_wgmma_launch_<NAME>(p, vt, split, sm_count, stream), which runs the second when
  * vt != NULL, but for a split plan of the transposing kernel (split->tr 1), which runs the first
  * with the workspace vt; fp8attn_wgmma_rows_<NAME> (BM), fp8attn_wgmma_bn_<NAME> (BN, both
- * kernels' key tile), fp8attn_wgmma_split_bn_<NAME> (the _vt
- * kernel's BN if its launch may split the tail, else 0) and fp8attn_wgmma_split_bn_tr_<NAME>
- * (the same for the transposing kernel): the dispatcher's split plans, wgmma_variant.cu. */
+ * kernels' key tile), fp8attn_wgmma_split_bn_<NAME> (the _vt kernel's BN if its launch may split
+ * the tail, else 0) and fp8attn_wgmma_split_bn_tr_<NAME> (the same for the transposing kernel):
+ * the dispatcher's instance choice and split plans, wgmma_variant.cu. */
 #define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)     \
     static_assert(CFG::BM == CFG_VT::BM && CFG::BN == CFG_VT::BN &&                               \
                       CFG::CONSUMERS == CFG_VT::CONSUMERS && CFG_VT::VT_GLOBAL && !CFG::VT_GLOBAL, \
