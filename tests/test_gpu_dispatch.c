@@ -230,8 +230,12 @@ int main(void)
         expect_kernel(&p, NULL, "fp8attn_wgmma_hd128_n224");
         p = problem(21, 16, 768, 128); /* 896 against 768 */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
-        p = problem(1, 16, 640, 128); /* one wave (80 tiles): the transposing rule does not apply */
+        p = problem(1, 8, 640, 128); /* one wave (40 tiles): the pad rule does not apply */
         expect_kernel(&p, "wgmma", "fp8attn_wgmma_hd128");
+        p = problem(1, 8, 1024, 128); /* one wave, 32 repeats: _vt, but not the pad rule's */
+        p.h_kv = 2;
+        p.k_stride = p.v_stride = fp8attn_strides_bhsd(2, 1024, 128);
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
         p = problem(8, 16, 2048, 128); /* 16 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
         p.causal = 1; /* causal hd128: 24 needed */

@@ -2,8 +2,9 @@
  * sm_90a image, strides TMA can encode), which instance runs them (one general instance per head
  * dim, wgmma_hd<D>.cu, and instances for ranges of problems: wgmma_hd64_m128.cu for one-wave and
  * short causal hd64 problems, wgmma_hd64_n160.cu for causal hd64 problems of 1k-4k keys,
- * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal; given a workspace,
- * one-wave hd64 problems may take the general instance's split instead: instance_for_call), and
+ * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal, and for shorter ones
+ * without the mask where its tiles cover fewer keys: pad_rule; given a workspace, one-wave hd64
+ * problems may take the general instance's split instead: instance_for_call), and
  * what a workspace buys (workspace_use: V^T through it, use_vt_pass, or hd256's transposing
  * split). */
 #include <cuda_runtime.h>
@@ -466,16 +467,17 @@ static ws_use_t workspace_use(const fp8attn_params_t *p, const wgmma_instance_t 
  * WGMMA_HD128_N224_MIN_SK keys runs the 224-key instance where its key tiles pad seqlen_k with
  * fewer keys than the 192-key instance's (ceil(seqlen_k / BN) x BN): on the _vt kernels (the
  * workspace given, V^T written once) wherever they pad less; on the transposing kernels only
- * where they pad at least WGMMA_HD128_PAD_TR_PCT % less and the problem has more than one wave
- * (hd128_n224's transposer is the older run-time-warp form, not transpose_blocks). H100, 16k
- * tokens of 16 heads, time with 192-key tiles / time with 224-key tiles (docs/PERF.md w85), the
- * padded keys' ratio in brackets:
+ * where they pad at least WGMMA_HD128_PAD_TR_PCT % less (hd128_n224's transposer is the older
+ * run-time-warp form, not transpose_blocks). Only on problems of more than one wave: one-wave
+ * problems are timed by the split tail's plan, not the keys covered, and none was measured.
+ * H100, 16k tokens of 16 heads, time with 192-key tiles / time with 224-key tiles (docs/PERF.md
+ * w85), the padded keys' ratio in brackets:
  *   _vt:         1024 keys 1.022 (1.029), 1280 0.999 (1.000), 1536 0.971 (0.980), 1792 1.075
  *                (1.071), 2048 0.947 (0.943), 2560 1.003 (1.000), 3072 0.970 (0.980), 3584 1.013
  *                (1.018); at 4096 and more w31's 1.016-1.019 stand (1.01 from the tile itself)
  *   transposing: 640 keys 1.052 (1.143), 768 0.819 (0.857)
  *   causal (not taken): 1024 0.960 (transposing), 3584-7168 0.984-0.999 (_vt)
- * 0: the seqlen_k ranges alone (A/B builds). */
+ * 0, or an N224_MIN_SK of "never": the seqlen_k ranges alone (A/B builds). */
 #ifndef WGMMA_HD128_PAD_RULE
 #define WGMMA_HD128_PAD_RULE 1
 #endif
@@ -493,7 +495,9 @@ static int64_t padded_keys(const wgmma_instance_t *in, int seqlen_k)
 static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count, int with_ws,
                                         const wgmma_instance_t *in)
 {
-    if (!WGMMA_HD128_PAD_RULE || p->head_dim != 128 || p->causal || in->one_wave) return in;
+    if (!WGMMA_HD128_PAD_RULE || WGMMA_HD128_N224_MIN_SK > INT32_MAX - 256 ||
+        p->head_dim != 128 || p->causal || in->one_wave || grid_of(in, p) <= sm_count)
+        return in;
     /* the instance the problem would run from WGMMA_HD128_N224_MIN_SK keys */
     fp8attn_params_t wide = *p;
     wide.seqlen_k = WGMMA_HD128_N224_MIN_SK;
@@ -504,9 +508,7 @@ static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count,
     if (with_ws && workspace_use(p, in, sm_count, &split) == WS_VT &&
         workspace_use(p, w, sm_count, &split) == WS_VT)
         return pad_w < pad_in ? w : in;
-    return grid_of(in, p) > sm_count && pad_w * 100 <= pad_in * (100 - WGMMA_HD128_PAD_TR_PCT)
-               ? w
-               : in;
+    return pad_w * 100 <= pad_in * (100 - WGMMA_HD128_PAD_TR_PCT) ? w : in;
 }
 
 /* The instance for p: instance_for_problem's, or pad_rule's, but, with a workspace (with_ws),
