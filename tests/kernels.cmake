@@ -6,4 +6,6 @@ fp8attn_c_test(test_fastdiv test_fastdiv.c)
 # The wgmma scheduler's host planner (where the family is built): no GPU needed.
 if(TARGET fp8attn_wgmma)
   fp8attn_c_test(test_wgmma_sched test_wgmma_sched.c)
+  # Its dispatcher's instance choice for a described H100 (test_gpu_dispatch: on the GPU).
+  fp8attn_c_test(test_wgmma_dispatch test_wgmma_dispatch.c)
 endif()

@@ -1,0 +1,150 @@
+/* Tests the wgmma variant's instance choice on the host, with no GPU: its kernel_for,
+ * kernel_for_ws and workspace_size (src/kernels/wgmma/wgmma_variant.cu) for a described sm_90
+ * device of 132 SMs (an H100 SXM), so that CI checks the dispatch rules that
+ * test_gpu_dispatch.c checks only on a GPU (and with the GPU's own SM count). Named cases: the
+ * pad rule (docs/PERF.md w85) and its bounds (causal, one wave, the grid's shapes). Then, over a
+ * sweep of problems and SM counts, what the rest of the library counts on: a kernel for every
+ * problem, of its head dim; without a use for a workspace, the same kernel with and without
+ * one; and a workspace of the size the chosen kernel's launch takes whenever that kernel is a
+ * _vt kernel. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fp8attn.h"
+#include "kernels/kernels.h"
+#include "test_util.h"
+
+/* A problem of b x h query heads (h_kv kv heads) of sq queries and sk keys, BHSD; the pointers
+ * are never dereferenced (nothing launches), only validated: aligned and 4 GiB apart. */
+static fp8attn_params_t problem(int b, int h, int h_kv, int sq, int sk, int d, int causal)
+{
+    fp8attn_params_t p;
+    fp8attn_params_init(&p);
+    p.batch = b, p.h_q = h, p.h_kv = h_kv, p.seqlen_q = sq, p.seqlen_k = sk, p.head_dim = d;
+    p.causal = causal;
+    p.q = (const uint8_t *)(uintptr_t)(1ull << 32);
+    p.k = (const uint8_t *)(uintptr_t)(2ull << 32);
+    p.v = (const uint8_t *)(uintptr_t)(3ull << 32);
+    p.o = (void *)(uintptr_t)(4ull << 32);
+    p.q_stride = p.o_stride = fp8attn_strides_bhsd(h, sq, d);
+    p.k_stride = p.v_stride = fp8attn_strides_bhsd(h_kv, sk, d);
+    p.q_descale.ptr = p.k_descale.ptr = p.v_descale.ptr = (const float *)(uintptr_t)(5ull << 32);
+    return p;
+}
+
+static fp8attn_device_info_t hopper(int sm_count)
+{
+    fp8attn_device_info_t dev;
+    memset(&dev, 0, sizeof dev);
+    dev.cc_major = 9, dev.cc_minor = 0, dev.smem_optin = 232448, dev.sm_count = sm_count;
+    return dev;
+}
+
+static const char *symbol(const fp8attn_kernel_entry_t *k)
+{
+    return k ? k->symbol : "NULL";
+}
+
+/* The kernels the variant picks for p without a workspace and with one. */
+static void expect(int b, int h, int h_kv, int s, int d, int causal, const char *want,
+                   const char *want_ws)
+{
+    const fp8attn_params_t p = problem(b, h, h_kv, s, s, d, causal);
+    const fp8attn_device_info_t dev = hopper(132);
+    fp8attn_status_t st;
+    const char *got = symbol(fp8attn_variant_wgmma.kernel_for(&p, &dev, &st));
+    const char *got_ws = symbol(fp8attn_variant_wgmma.kernel_for_ws(&p, &dev, &st));
+    CHECK(!strcmp(got, want) && !strcmp(got_ws, want_ws),
+          "(%d,%d/%d,%d,%d)%s on 132 SMs: %s / with a workspace %s, want %s / %s", b, h, h_kv, s,
+          d, causal ? " causal" : "", got, got_ws, want, want_ws);
+}
+
+#define HD128 "fp8attn_wgmma_hd128"
+#define N224 "fp8attn_wgmma_hd128_n224"
+
+static void named_cases(void)
+{
+    /* hd128 without the mask below 4096 keys, more than one wave: 224-key tiles where they cover
+     * fewer keys; on the transposing kernel (fewer than 8 repeats, or no workspace) only where
+     * at least 10 % fewer (w85) */
+    expect(25, 16, 16, 640, 128, 0, N224, N224);          /* 672 against 768 keys, 12.5 % */
+    expect(21, 16, 16, 768, 128, 0, HD128, HD128);        /* 896 against 768 */
+    expect(16, 16, 16, 1024, 128, 0, HD128, N224 "_vt");  /* 1120 against 1152: 2.8 % */
+    expect(16, 16, 16, 1000, 128, 0, HD128, N224 "_vt");  /* the same tiles */
+    expect(12, 16, 16, 1280, 128, 0, HD128, HD128 "_vt"); /* 1344 both */
+    expect(10, 16, 16, 1536, 128, 0, HD128, HD128 "_vt"); /* 1568 against 1536 */
+    expect(9, 16, 16, 1792, 128, 0, HD128, N224 "_vt");   /* 1792 against 1920 */
+    expect(8, 16, 16, 2048, 128, 0, HD128, HD128 "_vt");  /* 2240 against 2112 */
+    expect(4, 16, 16, 3584, 128, 0, HD128, N224 "_vt");   /* 3584 against 3648 */
+    expect(36, 16, 16, 448, 128, 0, N224, N224);          /* 448 against 576 */
+    expect(80, 16, 16, 200, 128, 0, N224, N224);          /* one tile against two */
+    expect(32, 16, 16, 512, 128, 0, HD128, HD128);        /* 672 against 576 */
+    /* from 4096 keys (8192 causal) the ranges give the 224-key tiles */
+    expect(4, 16, 16, 4096, 128, 0, N224, N224 "_vt");
+    expect(1, 16, 16, 16384, 128, 0, N224, N224 "_vt");
+    expect(1, 16, 16, 16384, 128, 1, N224, N224 "_vt");
+    /* never under the mask */
+    expect(16, 16, 16, 1024, 128, 1, HD128, HD128);
+    expect(9, 16, 16, 1792, 128, 1, HD128, HD128);
+    expect(4, 16, 16, 3584, 128, 1, HD128, HD128 "_vt");
+    /* never on one wave: (1,8,640) is 40 tiles; (1,8/2,1000) 64 tiles of 32 repeats, _vt */
+    expect(1, 8, 8, 640, 128, 0, HD128, HD128);
+    expect(1, 8, 2, 1000, 128, 0, HD128, HD128 "_vt");
+    /* other head dims: unchanged by the rule */
+    expect(34, 32, 32, 480, 64, 0, "fp8attn_wgmma_hd64", "fp8attn_wgmma_hd64");
+    expect(32, 8, 8, 512, 256, 0, "fp8attn_wgmma_hd256", "fp8attn_wgmma_hd256");
+}
+
+/* Over a sweep: every problem gets a kernel of its head dim; with no use for a workspace
+ * (workspace_size 0) the kernel with one is the kernel without; and a _vt kernel only where a
+ * workspace is asked for. */
+static void sweep(void)
+{
+    static const int sms[] = {132, 114, 78, 16};
+    static const int dims[] = {64, 128, 256};
+    static const int seqlens[] = {1,    17,   128,  192,  200,  224,  300,  448,  480,  512,
+                                  576,  640,  672,  768,  800,  1000, 1024, 1100, 1120, 1152,
+                                  1280, 1440, 1536, 1792, 1920, 2048, 2400, 3000, 3584, 4000,
+                                  4095, 4096, 5000, 8192, 8200, 16384};
+    static const int batch_heads[][3] = {
+        {1, 1, 1}, {1, 8, 2}, {2, 16, 16}, {8, 16, 4}, {32, 32, 32}};
+    long n = 0;
+    for (unsigned a = 0; a < sizeof sms / sizeof sms[0]; a++) {
+        const fp8attn_device_info_t dev = hopper(sms[a]);
+        for (unsigned di = 0; di < 3; di++)
+            for (int causal = 0; causal < 2; causal++)
+                for (unsigned si = 0; si < sizeof seqlens / sizeof seqlens[0]; si++)
+                    for (unsigned bi = 0; bi < sizeof batch_heads / sizeof batch_heads[0]; bi++) {
+                        const int *bh = batch_heads[bi], s = seqlens[si], d = dims[di];
+                        const fp8attn_params_t p = problem(bh[0], bh[1], bh[2], s, s, d, causal);
+                        fp8attn_status_t st;
+                        const fp8attn_kernel_entry_t *k =
+                            fp8attn_variant_wgmma.kernel_for(&p, &dev, &st);
+                        const fp8attn_kernel_entry_t *kw =
+                            fp8attn_variant_wgmma.kernel_for_ws(&p, &dev, &st);
+                        const size_t ws = fp8attn_variant_wgmma.workspace_size(&p, &dev);
+                        const int vt = kw && strstr(kw->symbol, "_vt") != NULL;
+                        CHECK(k && kw && k->head_dim == d && kw->head_dim == d,
+                              "(%d,%d/%d,%d,%d) causal %d, %d SMs: kernels %s / %s", bh[0], bh[1],
+                              bh[2], s, d, causal, sms[a], symbol(k), symbol(kw));
+                        CHECK(ws > 0 || (k == kw && !vt),
+                              "(%d,%d/%d,%d,%d) causal %d, %d SMs: no workspace asked, but %s / %s",
+                              bh[0], bh[1], bh[2], s, d, causal, sms[a], symbol(k), symbol(kw));
+                        n++;
+                    }
+    }
+    printf("sweep: %ld problems x 2\n", n);
+}
+
+int main(void)
+{
+    named_cases();
+    sweep();
+    if (g_failures) {
+        printf("test_wgmma_dispatch: %ld failures\n", g_failures);
+        return 1;
+    }
+    printf("test_wgmma_dispatch: ok\n");
+    return 0;
+}
