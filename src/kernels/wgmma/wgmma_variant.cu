@@ -496,13 +496,15 @@ static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count,
                                         const wgmma_instance_t *in)
 {
     if (!WGMMA_HD128_PAD_RULE || WGMMA_HD128_N224_MIN_SK > INT32_MAX - 256 ||
-        p->head_dim != 128 || p->causal || in->one_wave || grid_of(in, p) <= sm_count)
+        p->head_dim != 128 || p->causal || in != instance_for(p->head_dim) ||
+        grid_of(in, p) <= sm_count)
         return in;
-    /* the instance the problem would run from WGMMA_HD128_N224_MIN_SK keys */
-    fp8attn_params_t wide = *p;
-    wide.seqlen_k = WGMMA_HD128_N224_MIN_SK;
-    const wgmma_instance_t *w = instance_for_problem(&wide, sm_count);
-    if (!w || w == in || w->one_wave || *w->rows != *in->rows) return in;
+    const wgmma_instance_t *w = NULL; /* the other instance with in's rows: hd128_n224 */
+    for (int i = 0; i < N_INSTANCES && !w; i++)
+        if (&k_instances[i] != in && !k_instances[i].one_wave &&
+            k_instances[i].entry()->head_dim == p->head_dim && *k_instances[i].rows == *in->rows)
+            w = &k_instances[i];
+    if (!w) return in;
     const int64_t pad_in = padded_keys(in, p->seqlen_k), pad_w = padded_keys(w, p->seqlen_k);
     fp8attn_wgmma_split_t split;
     if (with_ws && workspace_use(p, in, sm_count, &split) == WS_VT &&
