@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fp8attn.h"
+#include "test_params.h"
 #include "test_util.h"
 #ifdef FP8ATTN_HAVE_WGMMA
 #include <cuda_runtime.h>
@@ -19,20 +20,10 @@
 FP8ATTN_WGMMA_LAUNCH_DECL(hd128_n224);
 #endif
 
+/* b x h heads of s queries and keys of head dim d, BHSD (test_params.h) */
 static fp8attn_params_t problem(int b, int h, int s, int d)
 {
-    fp8attn_params_t p;
-    fp8attn_params_init(&p);
-    p.batch = b, p.h_q = h, p.h_kv = h, p.seqlen_q = s, p.seqlen_k = s, p.head_dim = d;
-    /* never dereferenced (fp8attn_forward_kernel launches nothing), but validated: aligned, and
-     * the output 4 GiB away from every input */
-    p.q = (const uint8_t *)(uintptr_t)(1ull << 32);
-    p.k = (const uint8_t *)(uintptr_t)(2ull << 32);
-    p.v = (const uint8_t *)(uintptr_t)(3ull << 32);
-    p.o = (void *)(uintptr_t)(4ull << 32);
-    p.q_stride = p.k_stride = p.v_stride = p.o_stride = fp8attn_strides_bhsd(h, s, d);
-    p.q_descale.ptr = p.k_descale.ptr = p.v_descale.ptr = (const float *)(uintptr_t)(5ull << 32);
-    return p;
+    return test_params_bhsd(b, h, h, s, s, d);
 }
 
 static void expect_kernel(const fp8attn_params_t *p, const char *variant, const char *want)
@@ -232,9 +223,8 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
         p = problem(1, 8, 640, 128); /* one wave (40 tiles): the pad rule does not apply */
         expect_kernel(&p, "wgmma", "fp8attn_wgmma_hd128");
-        p = problem(1, 8, 1024, 128); /* one wave, 32 repeats: _vt, but not the pad rule's */
-        p.h_kv = 2;
-        p.k_stride = p.v_stride = fp8attn_strides_bhsd(2, 1024, 128);
+        p = test_params_bhsd(1, 8, 2, 1024, 1024, 128); /* one wave, 32 repeats: _vt, but not
+                                                          * the pad rule's */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
         p = problem(8, 16, 2048, 128); /* 16 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");

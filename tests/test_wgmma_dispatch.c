@@ -4,34 +4,16 @@
  * test_gpu_dispatch.c checks only on a GPU (and with the GPU's own SM count). Named cases: the
  * pad rule (docs/PERF.md w85) and its bounds (causal, one wave, the grid's shapes). Then, over a
  * sweep of problems and SM counts, what the rest of the library counts on: a kernel for every
- * problem, of its head dim; without a use for a workspace, the same kernel with and without
- * one; and a workspace of the size the chosen kernel's launch takes whenever that kernel is a
- * _vt kernel. */
+ * problem, of its head dim; and where no workspace is asked for (workspace_size 0), the same
+ * kernel with and without one, never a _vt kernel. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "fp8attn.h"
 #include "kernels/kernels.h"
+#include "test_params.h"
 #include "test_util.h"
-
-/* A problem of b x h query heads (h_kv kv heads) of sq queries and sk keys, BHSD; the pointers
- * are never dereferenced (nothing launches), only validated: aligned and 4 GiB apart. */
-static fp8attn_params_t problem(int b, int h, int h_kv, int sq, int sk, int d, int causal)
-{
-    fp8attn_params_t p;
-    fp8attn_params_init(&p);
-    p.batch = b, p.h_q = h, p.h_kv = h_kv, p.seqlen_q = sq, p.seqlen_k = sk, p.head_dim = d;
-    p.causal = causal;
-    p.q = (const uint8_t *)(uintptr_t)(1ull << 32);
-    p.k = (const uint8_t *)(uintptr_t)(2ull << 32);
-    p.v = (const uint8_t *)(uintptr_t)(3ull << 32);
-    p.o = (void *)(uintptr_t)(4ull << 32);
-    p.q_stride = p.o_stride = fp8attn_strides_bhsd(h, sq, d);
-    p.k_stride = p.v_stride = fp8attn_strides_bhsd(h_kv, sk, d);
-    p.q_descale.ptr = p.k_descale.ptr = p.v_descale.ptr = (const float *)(uintptr_t)(5ull << 32);
-    return p;
-}
 
 static fp8attn_device_info_t hopper(int sm_count)
 {
@@ -50,7 +32,8 @@ static const char *symbol(const fp8attn_kernel_entry_t *k)
 static void expect(int b, int h, int h_kv, int s, int d, int causal, const char *want,
                    const char *want_ws)
 {
-    const fp8attn_params_t p = problem(b, h, h_kv, s, s, d, causal);
+    fp8attn_params_t p = test_params_bhsd(b, h, h_kv, s, s, d);
+    p.causal = causal;
     const fp8attn_device_info_t dev = hopper(132);
     fp8attn_status_t st;
     const char *got = symbol(fp8attn_variant_wgmma.kernel_for(&p, &dev, &st));
@@ -96,9 +79,27 @@ static void named_cases(void)
     expect(32, 8, 8, 512, 256, 0, "fp8attn_wgmma_hd256", "fp8attn_wgmma_hd256");
 }
 
-/* Over a sweep: every problem gets a kernel of its head dim; with no use for a workspace
- * (workspace_size 0) the kernel with one is the kernel without; and a _vt kernel only where a
- * workspace is asked for. */
+/* One problem of the sweep on dev: a kernel of its head dim with and without a workspace; the
+ * same kernel, and no _vt kernel, where no workspace is asked for. */
+static void check_problem(const fp8attn_device_info_t *dev, const int bh[3], int s, int d,
+                          int causal)
+{
+    fp8attn_params_t p = test_params_bhsd(bh[0], bh[1], bh[2], s, s, d);
+    p.causal = causal;
+    fp8attn_status_t st;
+    const fp8attn_kernel_entry_t *k = fp8attn_variant_wgmma.kernel_for(&p, dev, &st);
+    const fp8attn_kernel_entry_t *kw = fp8attn_variant_wgmma.kernel_for_ws(&p, dev, &st);
+    const size_t ws = fp8attn_variant_wgmma.workspace_size(&p, dev);
+    const int vt = kw && strstr(kw->symbol, "_vt") != NULL;
+    CHECK(k && kw && k->head_dim == d && kw->head_dim == d,
+          "(%d,%d/%d,%d,%d) causal %d, %d SMs: kernels %s / %s", bh[0], bh[1], bh[2], s, d, causal,
+          dev->sm_count, symbol(k), symbol(kw));
+    CHECK(ws > 0 || (k == kw && !vt),
+          "(%d,%d/%d,%d,%d) causal %d, %d SMs: no workspace asked, but %s / %s", bh[0], bh[1],
+          bh[2], s, d, causal, dev->sm_count, symbol(k), symbol(kw));
+}
+
+/* check_problem over head dims, masks, seqlens, batch and heads, and SM counts. */
 static void sweep(void)
 {
     static const int sms[] = {132, 114, 78, 16};
@@ -109,30 +110,14 @@ static void sweep(void)
                                   4095, 4096, 5000, 8192, 8200, 16384};
     static const int batch_heads[][3] = {
         {1, 1, 1}, {1, 8, 2}, {2, 16, 16}, {8, 16, 4}, {32, 32, 32}};
+    const int n_sl = (int)(sizeof seqlens / sizeof seqlens[0]);
+    const int n_bh = (int)(sizeof batch_heads / sizeof batch_heads[0]);
     long n = 0;
-    for (unsigned a = 0; a < sizeof sms / sizeof sms[0]; a++) {
+    for (int a = 0; a < 4; a++) {
         const fp8attn_device_info_t dev = hopper(sms[a]);
-        for (unsigned di = 0; di < 3; di++)
-            for (int causal = 0; causal < 2; causal++)
-                for (unsigned si = 0; si < sizeof seqlens / sizeof seqlens[0]; si++)
-                    for (unsigned bi = 0; bi < sizeof batch_heads / sizeof batch_heads[0]; bi++) {
-                        const int *bh = batch_heads[bi], s = seqlens[si], d = dims[di];
-                        const fp8attn_params_t p = problem(bh[0], bh[1], bh[2], s, s, d, causal);
-                        fp8attn_status_t st;
-                        const fp8attn_kernel_entry_t *k =
-                            fp8attn_variant_wgmma.kernel_for(&p, &dev, &st);
-                        const fp8attn_kernel_entry_t *kw =
-                            fp8attn_variant_wgmma.kernel_for_ws(&p, &dev, &st);
-                        const size_t ws = fp8attn_variant_wgmma.workspace_size(&p, &dev);
-                        const int vt = kw && strstr(kw->symbol, "_vt") != NULL;
-                        CHECK(k && kw && k->head_dim == d && kw->head_dim == d,
-                              "(%d,%d/%d,%d,%d) causal %d, %d SMs: kernels %s / %s", bh[0], bh[1],
-                              bh[2], s, d, causal, sms[a], symbol(k), symbol(kw));
-                        CHECK(ws > 0 || (k == kw && !vt),
-                              "(%d,%d/%d,%d,%d) causal %d, %d SMs: no workspace asked, but %s / %s",
-                              bh[0], bh[1], bh[2], s, d, causal, sms[a], symbol(k), symbol(kw));
-                        n++;
-                    }
+        for (int i = 0; i < 3 * 2 * n_sl * n_bh; i++, n++)
+            check_problem(&dev, batch_heads[i % n_bh], seqlens[i / n_bh % n_sl],
+                          dims[i / (n_bh * n_sl) % 3], i / (n_bh * n_sl * 3));
     }
     printf("sweep: %ld problems x 2\n", n);
 }
