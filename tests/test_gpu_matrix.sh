@@ -118,11 +118,15 @@ fi
 # grid (split.cuh, on an H100's 132 SMs): (2,16,4,1000,1000,64) 60 tiles of 8 key tiles,
 # (1,32,1,150,8200,128) its one round of 64 tiles of 37, (2,10,5,1100,2000,256) 48 of 16 and
 # (1,24,8,1000,3000,128) 60 of 16 (hd128's 192-key tiles).
+# The pad rule (wgmma_variant.cu), without the mask: (3,16,4,777,1000,128) runs hd128_n224_vt
+# (1120 keys covered against 1152), (8,16,16,200,200,128) hd128_n224 transposing V (one key tile
+# of 224 against two of 192), the two of 1100 keys at hd64 hd64_n160 (1120 against 1152), and
+# (3,16,4,777,800,64) hd64_n160_vt (20 repeats) with its last round split over the grid.
 if [ "$variant" = wgmma ]; then
     many=(--shape 4,16,1,1100,1100,64 --shape 2,16,16,1100,1100,64 --shape 2,16,4,1000,1000,64
           --shape 3,16,4,777,1000,128 --shape 2,16,16,1500,300,128 --shape 1,32,1,150,8200,128
           --shape 2,16,2,1500,300,256 --shape 2,16,16,1500,300,256 --shape 2,10,5,1100,2000,256
-          --shape 1,24,8,1000,3000,128)
+          --shape 1,24,8,1000,3000,128 --shape 8,16,16,200,200,128 --shape 3,16,4,777,800,64)
     for causal in "" --causal; do
         echo "== run $run: several tiles per block ${causal:-non-causal}"
         "$bin" check --backend gpu --variant wgmma --no-e2e --seeds $((run + 1)) --layout bshd \

@@ -45,6 +45,8 @@ static void expect(int b, int h, int h_kv, int s, int d, int causal, const char 
 
 #define HD128 "fp8attn_wgmma_hd128"
 #define N224 "fp8attn_wgmma_hd128_n224"
+#define HD64 "fp8attn_wgmma_hd64"
+#define N160 "fp8attn_wgmma_hd64_n160"
 
 static void named_cases(void)
 {
@@ -74,8 +76,18 @@ static void named_cases(void)
     /* never on one wave: (1,8,640) is 40 tiles; (1,8/2,1000) 64 tiles of 32 repeats, _vt */
     expect(1, 8, 8, 640, 128, 0, HD128, HD128);
     expect(1, 8, 2, 1000, 128, 0, HD128, HD128 "_vt");
-    /* other head dims: unchanged by the rule */
-    expect(34, 32, 32, 480, 64, 0, "fp8attn_wgmma_hd64", "fp8attn_wgmma_hd64");
+    /* hd64 without the mask, more than one wave: 160-key tiles where they cover fewer keys
+     * (transposing: at least 1 % fewer; w86) */
+    expect(34, 32, 32, 480, 64, 0, N160, N160);                /* 480 against 512 */
+    expect(54, 32, 32, 300, 64, 0, N160, N160);                /* 320 against 384 */
+    expect(25, 32, 32, 640, 64, 0, HD64, HD64);                /* 640 both */
+    expect(16, 32, 32, 1024, 64, 0, HD64, HD64);               /* 1120 against 1024 */
+    expect(7, 32, 32, 2400, 64, 0, N160, N160 "_vt");          /* 2400 against 2432 */
+    expect(4, 32, 32, 4000, 64, 0, N160, N160 "_vt");          /* 4000 against 4096 */
+    expect(8, 32, 32, 2048, 64, 0, HD64, HD64 "_vt");          /* 2080 against 2048 */
+    expect(1, 32, 32, 16384, 64, 0, HD64, HD64 "_vt");
+    expect(34, 32, 32, 480, 64, 1, "fp8attn_wgmma_hd64_m128", "fp8attn_wgmma_hd64_m128");
+    /* hd256: one instance */
     expect(32, 8, 8, 512, 256, 0, "fp8attn_wgmma_hd256", "fp8attn_wgmma_hd256");
 }
 

@@ -2,9 +2,9 @@
  * sm_90a image, strides TMA can encode), which instance runs them (one general instance per head
  * dim, wgmma_hd<D>.cu, and instances for ranges of problems: wgmma_hd64_m128.cu for one-wave and
  * short causal hd64 problems, wgmma_hd64_n160.cu for causal hd64 problems of 1k-4k keys,
- * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal, and for shorter ones
- * without the mask where its tiles cover fewer keys: pad_rule; given a workspace, one-wave hd64
- * problems may take the general instance's split instead: instance_for_call), and
+ * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal; without the mask,
+ * hd128_n224 and hd64_n160 where their tiles cover fewer keys: pad_rule; given a workspace,
+ * one-wave hd64 problems may take the general instance's split instead: instance_for_call), and
  * what a workspace buys (workspace_use: V^T through it, use_vt_pass, or hd256's transposing
  * split). */
 #include <cuda_runtime.h>
@@ -47,9 +47,10 @@ WGMMA_DECLARE(hd128_n224)
 #ifndef WGMMA_HD64_M128_CAUSAL_MAX_SK
 #define WGMMA_HD64_M128_CAUSAL_MAX_SK 1024
 #endif
-/* hd64_n160 runs causal problems of MIN_SK to MAX_SK keys (below MIN_SK, hd64_m128). H100,
- * against the 128-key tiles (docs/PERF.md w30, time ratio): 512 keys 0.86 (4 tiles of 160 cover
- * 640 keys), 1k 1.025, 2k 1.058, 4k 1.011, 8k 0.984. MAX_SK 0: never (A/B builds) */
+/* hd64_n160 runs causal problems of MIN_SK to MAX_SK keys (below MIN_SK, hd64_m128), and those
+ * without the mask where its tiles cover fewer keys (pad_rule). H100, causal, against the 128-key
+ * tiles (docs/PERF.md w30, time ratio): 512 keys 0.86 (4 tiles of 160 cover 640 keys), 1k 1.025,
+ * 2k 1.058, 4k 1.011, 8k 0.984. MAX_SK 0: never, with the mask or without (A/B builds) */
 #ifndef WGMMA_HD64_N160_MIN_SK
 #define WGMMA_HD64_N160_MIN_SK 1025
 #endif
@@ -463,26 +464,40 @@ static ws_use_t workspace_use(const fp8attn_params_t *p, const wgmma_instance_t 
 #define WGMMA_HD64_SPLIT_ROUND_PCT 206
 #define WGMMA_HD64_SPLIT_FIXED_PCT 300
 
-/* WGMMA_HD128_PAD_RULE 1 (default): an hd128 problem without the mask below
- * WGMMA_HD128_N224_MIN_SK keys runs the 224-key instance where its key tiles pad seqlen_k with
- * fewer keys than the 192-key instance's (ceil(seqlen_k / BN) x BN): on the _vt kernels (the
- * workspace given, V^T written once) wherever they pad less; on the transposing kernels only
- * where they pad at least WGMMA_HD128_PAD_TR_PCT % less (hd128_n224's transposer is the older
- * run-time-warp form, not transpose_blocks). Only on problems of more than one wave: one-wave
+/* The pad rule: a problem without the mask, of more than one wave, that instance_for_problem gives
+ * its head dim's general instance runs the other instance with the same query rows (hd128:
+ * hd128_n224; hd64: hd64_n160) where that one's key tiles cover fewer keys (ceil(seqlen_k / BN)
+ * x BN): on the _vt kernels (the workspace given, V^T written once) wherever they cover fewer; on
+ * the transposing kernels where they cover at least WGMMA_HD<d>_PAD_TR_PCT % fewer. One-wave
  * problems are timed by the split tail's plan, not the keys covered, and none was measured.
- * H100, 16k tokens of 16 heads, time with 192-key tiles / time with 224-key tiles (docs/PERF.md
- * w85), the padded keys' ratio in brackets:
+ * WGMMA_HD128_PAD_RULE 1 (default): hd128 below WGMMA_HD128_N224_MIN_SK keys (from there the
+ * ranges give n224); transposing: 10 % (hd128_n224's transposer is the older run-time-warp form,
+ * not transpose_blocks). H100, 16k tokens of 16 heads, time with 192-key tiles / with 224-key
+ * tiles (docs/PERF.md w85), the covered keys' ratio in brackets:
  *   _vt:         1024 keys 1.022 (1.029), 1280 0.999 (1.000), 1536 0.971 (0.980), 1792 1.075
  *                (1.071), 2048 0.947 (0.943), 2560 1.003 (1.000), 3072 0.970 (0.980), 3584 1.013
  *                (1.018); at 4096 and more w31's 1.016-1.019 stand (1.01 from the tile itself)
  *   transposing: 640 keys 1.052 (1.143), 768 0.819 (0.857)
  *   causal (not taken): 1024 0.960 (transposing), 3584-7168 0.984-0.999 (_vt)
- * 0, or an N224_MIN_SK of "never": the seqlen_k ranges alone (A/B builds). */
+ * WGMMA_HD64_PAD_RULE 1 (default): hd64 (192 x 128 tiles against hd64_n160's 192 x 160) at every
+ * seqlen_k; transposing: 1 % (the same transposer in both). H100, 16k tokens of 32 heads, time
+ * with 128-key tiles / with 160-key tiles (docs/PERF.md w86), covered keys' ratio in brackets:
+ *   transposing: 300 keys 1.128 (1.200), 480 1.162 (1.067), 640 1.052 (1.000), 800 1.196 (1.120),
+ *                1024 0.934 (0.914), 1440 1.176 (1.067)
+ *   _vt:         2048 0.967 (0.985), 2400 1.064 (1.013), 4000 1.084 (1.024), 8192 0.986 (0.985)
+ * 0 (or, for hd128, an N224_MIN_SK of "never"; for hd64, an N160_MAX_SK of 0): the seqlen_k ranges
+ * alone (A/B builds). */
 #ifndef WGMMA_HD128_PAD_RULE
 #define WGMMA_HD128_PAD_RULE 1
 #endif
 #ifndef WGMMA_HD128_PAD_TR_PCT
 #define WGMMA_HD128_PAD_TR_PCT 10
+#endif
+#ifndef WGMMA_HD64_PAD_RULE
+#define WGMMA_HD64_PAD_RULE 1
+#endif
+#ifndef WGMMA_HD64_PAD_TR_PCT
+#define WGMMA_HD64_PAD_TR_PCT 1
 #endif
 
 /* Keys that in's key tiles cover for seqlen_k keys. */
@@ -491,15 +506,17 @@ static int64_t padded_keys(const wgmma_instance_t *in, int seqlen_k)
     return ((int64_t)seqlen_k + *in->bn - 1) / *in->bn * *in->bn;
 }
 
-/* WGMMA_HD128_PAD_RULE's choice for p, which instance_for_problem gives `in`. */
+/* The pad rule's choice for p, which instance_for_problem gives `in`. */
 static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count, int with_ws,
                                         const wgmma_instance_t *in)
 {
-    if (!WGMMA_HD128_PAD_RULE || WGMMA_HD128_N224_MIN_SK > INT32_MAX - 256 ||
-        p->head_dim != 128 || p->causal || in != instance_for(p->head_dim) ||
-        grid_of(in, p) <= sm_count)
+    const bool on =
+        p->head_dim == 128 ? WGMMA_HD128_PAD_RULE && WGMMA_HD128_N224_MIN_SK <= INT32_MAX - 256
+        : p->head_dim == 64 ? WGMMA_HD64_PAD_RULE && WGMMA_HD64_N160_MAX_SK > 0
+                            : false;
+    if (!on || p->causal || in != instance_for(p->head_dim) || grid_of(in, p) <= sm_count)
         return in;
-    const wgmma_instance_t *w = NULL; /* the other instance with in's rows: hd128_n224 */
+    const wgmma_instance_t *w = NULL; /* the other instance with in's rows (one per head dim) */
     for (int i = 0; i < N_INSTANCES && !w; i++)
         if (&k_instances[i] != in && !k_instances[i].one_wave &&
             k_instances[i].entry()->head_dim == p->head_dim && *k_instances[i].rows == *in->rows)
@@ -510,7 +527,8 @@ static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count,
     if (with_ws && workspace_use(p, in, sm_count, &split) == WS_VT &&
         workspace_use(p, w, sm_count, &split) == WS_VT)
         return pad_w < pad_in ? w : in;
-    return pad_w * 100 <= pad_in * (100 - WGMMA_HD128_PAD_TR_PCT) ? w : in;
+    const int tr_pct = p->head_dim == 128 ? WGMMA_HD128_PAD_TR_PCT : WGMMA_HD64_PAD_TR_PCT;
+    return pad_w * 100 <= pad_in * (100 - tr_pct) ? w : in;
 }
 
 /* The instance for p: instance_for_problem's, or pad_rule's, but, with a workspace (with_ws),
