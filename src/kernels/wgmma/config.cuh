@@ -73,16 +73,6 @@
 #define WGMMA_FUSED_VT 1
 #endif
 
-/* WGMMA_VT_PREFIX 1 (default): in the FUSED_VT kernels a pair's ready count is a prefix (chunks
- * 0 .. count - 1 of it are written: each chunk's release waits for the one before it), and the
- * loader waits before each V^T tile for the chunks up to that tile's keys, not for the whole
- * pair before its first; on the dynamic walk the chunks go out a section's pairs key block by
- * key block (vt_background.cuh). 0: the whole pair before its first V^T tile, the chunks pair by
- * pair (A/B builds; docs/PERF.md w88). */
-#ifndef WGMMA_VT_PREFIX
-#define WGMMA_VT_PREFIX 1
-#endif
-
 /* Block of 1 + CONSUMERS warpgroups: warpgroup 0 is the producer (the TMA loads and the V
  * transpose, split as LOADER says), the others are consumers of 64 query rows each
  * (BM = 64 x CONSUMERS).
@@ -313,13 +303,6 @@ struct wgmma_params {
     fp8attn_fastdiv_t div_split_heads;
     float *split_part;
     int32_t *split_count;
-    /* FUSED_VT kernels: the chunks' order (C::DYNAMIC_WALK kernels, vt_background.cuh chunk_at;
-     * last, so the other kernels' parameter offsets stay put): the pairs in groups of vt_group
-     * (the dynamic walk's L2 section; else 1), each group's chunks key block by key block across
-     * its pairs (the last group may have fewer); vt_group_chunks = vt_group x vt_chunks_per_head;
-     * the divisors of vt_group_chunks, vt_group and the last group's pairs */
-    int32_t vt_group, vt_group_chunks;
-    fp8attn_fastdiv_t div_vt_group_chunks, div_vt_group, div_vt_last_group;
 };
 
 #endif

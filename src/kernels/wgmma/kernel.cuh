@@ -157,10 +157,6 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         const int64_t last = heads - (heads - 1) / wp.sec_heads * wp.sec_heads;
         wp.div_last_heads = fp8attn_fastdiv_make((uint32_t)last);
         wp.tile_counter = fp8attn_wgmma_tile_counter(p, vt);
-        /* V^T chunk by chunk in the walk's order: a section's pairs key block by key block, so
-         * that its first-wave blocks, which start every head of the section at once, find their
-         * first key tiles' V^T after one round of chunks (WGMMA_VT_PREFIX: docs/PERF.md w88) */
-        if (chunk && WGMMA_VT_PREFIX) fp8attn_wgmma_vt_group(&wp, wp.sec_heads / wp.heads_per_kv);
     } else if (spread && WGMMA_PAIR_TILES) {
         wp.walk = fp8attn_wgmma_causal_walk(wp.n_q_tiles, C::BM, C::BN, wp.q_off, p->seqlen_q,
                                             p->seqlen_k, heads, (int)slots, &wp.pairs_per_head);

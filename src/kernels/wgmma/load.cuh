@@ -258,22 +258,20 @@ __device__ __forceinline__ void load_q_next(const wgmma_params &p, const wg_smem
 
 /* The loads after key tile j's K of a query tile with n key tiles, the block's g-th first
  * (thread 0, PRE_VT or C::LOADER_WARP): K_{j+1}, then with PRE_VT V^T_j. j counts from the
- * tile's first key tile t.kt0 (a segment of the split tail starts past 0). vt_have (C::FUSED_VT):
- * the pair's ready count the loader saw last for this tile (wait_vt_ready; 0 before j = 0). */
+ * tile's first key tile t.kt0 (a segment of the split tail starts past 0). */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_smem<C> &sm,
-                                              const wg_tile &t, int j, int n, int g, int &vt_have)
+                                              const wg_tile &t, int j, int n, int g)
 {
     if (j + 1 < n) {
         wait_stage_free<C, PRE_VT>(sm, g + j + 1);
         load_key_tile<C, PRE_VT>(p, sm, t, t.kt0 + j + 1, g + j + 1);
     }
     if (PRE_VT) {
-        if (C::FUSED_VT) {
-            if (g == 0 && j == 0) trace_ld(0, 2);
-            /* V^T_j's keys are written */
-            vt_have = wait_vt_ready<C>(p, t.b, t.hk, t.kt0 + j, j == 0 ? 0 : vt_have);
-            if (g == 0 && j == 0) trace_ld(0, 3);
+        if (C::FUSED_VT && j == 0) {
+            if (g == 0) trace_ld(0, 2);
+            wait_vt_ready<C>(p, t.b, t.hk); /* the pair's V^T is written */
+            if (g == 0) trace_ld(0, 3);
         }
         mbar_wait(sm.vt_empty(ring_stage<C>(g + j)), ring_phase<C>(g + j) ^ 1);
         load_vt<C>(p, sm, t, t.kt0 + j, g + j);
@@ -284,7 +282,7 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
  * tiles with keys so far; a tile with none loads nothing).
  * PRE_VT: thread 0 loads all: K_0 and Q (Q first with two Q stages), then K_{j+1} before V^T_j
  * (K_j once S = Q.K^T of the stage's last tile is done, V^T_j once its P.V is; with C::FUSED_VT
- * V^T_j once its keys' V^T is written: wait_vt_ready). With C::FUSED_VT warps 2 and 3
+ * V^T_0 once the kv head's V^T is written: wait_vt_ready). With C::FUSED_VT warps 2 and 3
  * write V^T (transpose_to_workspace) and return when no chunk is left; with C::BG_FIRST the
  * block's first Q goes after its K_0, once their first V chunks have landed (bg_started).
  * C::LOADER_WARP: warp 0's thread 0 issues K_0 and V_0 and Q (in the same order), then every key
@@ -325,13 +323,12 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 if (q_late) mbar_wait(sm.bg_bar + C::BG_STARTED_BAR, 0);
                 if (C::Q_STAGES == 1 || q_late) load_q_next<C>(p, sm, t, qi);
                 qi++;
-                int vt_have = 0;
                 if (PRE_VT) { /* unrolled, this loop needs more than the producer's registers
                                * once warp 1 takes units (spills) */
 #pragma unroll 1
-                    for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, vt_have);
+                    for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g);
                 } else {
-                    for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, vt_have);
+                    for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g);
                 }
                 g += n;
             }

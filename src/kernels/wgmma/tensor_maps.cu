@@ -169,19 +169,6 @@ static fp8attn_status_t make_vt_map(encode_tiled_fn encode, const fp8attn_params
                     p->head_dim, p->h_kv, p->batch, box_keys, p->head_dim);
 }
 
-void fp8attn_wgmma_vt_group(struct wgmma_params *out, int64_t group)
-{
-    const int64_t pairs = (int64_t)out->batch * out->h_kv;
-    if (group < 1 || out->vt_chunks_per_head <= 0) group = 1;
-    if (group > pairs) group = pairs;
-    out->vt_group = (int32_t)group;
-    /* <= vt_chunks < 2^31 (make_vt_maps) */
-    out->vt_group_chunks = (int32_t)(group * out->vt_chunks_per_head);
-    out->div_vt_group_chunks = fp8attn_fastdiv_make((uint32_t)out->vt_group_chunks);
-    out->div_vt_group = fp8attn_fastdiv_make((uint32_t)group);
-    out->div_vt_last_group = fp8attn_fastdiv_make((uint32_t)(pairs - (pairs - 1) / group * group));
-}
-
 fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt, int sw_n,
                                             int chunk, struct wgmma_params *out)
 {
@@ -201,7 +188,6 @@ fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt,
     out->div_h_kv = fp8attn_fastdiv_make((uint32_t)p->h_kv);
     out->vt_chunk_counter = fp8attn_wgmma_vt_chunk_counter(p, vt);
     out->vt_ready = fp8attn_wgmma_vt_ready(p, vt);
-    fp8attn_wgmma_vt_group(out, 1); /* the launch sets the dynamic walk's */
     return FP8ATTN_OK;
 }
 
@@ -256,9 +242,6 @@ fp8attn_status_t fp8attn_wgmma_make_params(const fp8attn_params_t *p, int bm, in
     out->vt_chunks = out->vt_chunks_per_head = 0;
     out->div_vt_chunks = out->div_h_kv = fp8attn_fastdiv_make(1);
     memset(&out->tm_vt_store, 0, sizeof out->tm_vt_store);
-    out->vt_group = 1;
-    out->vt_group_chunks = 0;
-    out->div_vt_group_chunks = out->div_vt_group = out->div_vt_last_group = fp8attn_fastdiv_make(1);
     out->split_units0 = INT32_MAX; /* the launch sets these for the split tail */
     out->split_nk = out->split_w = 0;
     out->div_split_w = out->div_split_nk = fp8attn_fastdiv_make(1);

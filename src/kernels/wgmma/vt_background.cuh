@@ -62,11 +62,6 @@ __device__ __forceinline__ void transpose_chunk_lean(uint32_t v, uint32_t vt, in
     }
 }
 
-/* Chunk c's (batch, kv head) pair, first key, kv head and batch (chunk_at). */
-struct vt_chunk {
-    int pair, key0, hk, b;
-};
-
 /* Lane 0 takes the warp's next chunk; every lane gets it. */
 __device__ __forceinline__ int take_chunk(const wgmma_params &p, int lane)
 {
@@ -75,37 +70,26 @@ __device__ __forceinline__ int take_chunk(const wgmma_params &p, int lane)
     return __shfl_sync(0xffffffffu, c, 0);
 }
 
-/* Chunk c's (batch, kv head) pair, first key, kv head and batch. GROUPED (the C::DYNAMIC_WALK
- * kernels, WGMMA_VT_PREFIX): the pairs in groups of p.vt_group, each group's chunks key block by
- * key block across its pairs (the last group may have fewer: gs); vt_group 1 gives the plain
- * order. Otherwise pair by pair. */
-template <class CC, bool GROUPED>
+/* Chunk c's (batch, kv head) pair, first key, kv head and batch. */
+struct vt_chunk {
+    int pair, key0, hk, b;
+};
+template <class CC>
 __device__ __forceinline__ vt_chunk chunk_at(const wgmma_params &p, int c)
 {
     vt_chunk k;
-    int kc;
-    if (GROUPED) {
-        const int g = (int)fp8attn_fastdiv31((uint32_t)c, p.div_vt_group_chunks);
-        const int r = c - g * p.vt_group_chunks, p0 = g * p.vt_group;
-        const int gs = min(p.vt_group, p.batch * p.h_kv - p0);
-        kc = (int)fp8attn_fastdiv31((uint32_t)r, gs == p.vt_group ? p.div_vt_group
-                                                                  : p.div_vt_last_group);
-        k.pair = p0 + (r - kc * gs);
-    } else {
-        k.pair = (int)fp8attn_fastdiv31((uint32_t)c, p.div_vt_chunks);
-        kc = c - k.pair * p.vt_chunks_per_head;
-    }
-    k.key0 = kc * CC::BN;
+    k.pair = (int)fp8attn_fastdiv31((uint32_t)c, p.div_vt_chunks);
+    k.key0 = (c - k.pair * p.vt_chunks_per_head) * CC::BN;
     k.b = (int)fp8attn_fastdiv31((uint32_t)k.pair, p.div_h_kv);
     k.hk = k.pair - k.b * p.h_kv;
     return k;
 }
 
 /* Lane 0: TMA load of chunk c's V into v, completion on bar. */
-template <class CC, bool GROUPED>
+template <class CC>
 __device__ __forceinline__ void load_chunk(const wgmma_params &p, uint32_t v, uint32_t bar, int c)
 {
-    const vt_chunk k = chunk_at<CC, GROUPED>(p, c);
+    const vt_chunk k = chunk_at<CC>(p, c);
     mbar_arrive_expect_tx(bar, CC::BYTES);
 #pragma unroll
     for (int i = 0; i < CC::D / CC::SW_D; i++)
@@ -125,10 +109,9 @@ __device__ __forceinline__ void transpose_to_workspace(const wgmma_params &p, ui
                                                        uint32_t bg_bar, int w, int lane)
 {
     typedef vt_chunk_config<C> CC;
-    constexpr bool GROUPED = WGMMA_VT_PREFIX && C::DYNAMIC_WALK;
     int c = take_chunk(p, lane);
     trace_bg(w, lane, 0, 0, c);
-    if (c < p.vt_chunks && lane == 0) load_chunk<CC, GROUPED>(p, bg + 2 * w * CC::BYTES, bg_bar + 8 * w, c);
+    if (c < p.vt_chunks && lane == 0) load_chunk<CC>(p, bg + 2 * w * CC::BYTES, bg_bar + 8 * w, c);
     /* C::BG_FIRST: the loader's first Q waits for this warp's first chunk (or for none) */
     if (C::BG_FIRST && c >= p.vt_chunks && lane == 0) mbar_arrive(bg_bar + C::BG_STARTED_BAR);
 #pragma unroll 1
@@ -146,24 +129,19 @@ __device__ __forceinline__ void transpose_to_workspace(const wgmma_params &p, ui
                                    * V, read by ldmatrix, is written next by a TMA load */
         __syncwarp();
         trace_bg(w, lane, (int)n, 2, c);
-        int pair = 0, kc = 0;
+        int pair = 0;
         if (lane == 0) {
-            const vt_chunk k = chunk_at<CC, GROUPED>(p, c);
+            const vt_chunk k = chunk_at<CC>(p, c);
             tma_store_4d(&p.tm_vt_store, vt, k.key0, 0, k.hk, k.b);
             bulk_commit();
             pair = k.pair;
-            kc = k.key0 / CC::BN;
         }
         const int next = take_chunk(p, lane); /* its round trip runs under the store */
         trace_bg(w, lane, (int)n + 1, 0, next);
         if (lane == 0) {
-            if (next < p.vt_chunks) load_chunk<CC, GROUPED>(p, v, bar, next);
+            if (next < p.vt_chunks) load_chunk<CC>(p, v, bar, next);
             bulk_wait_all();            /* written to global memory (and V^T's buffer read) */
             fence_proxy_async_global(); /* ... before the release below, by the generic proxy */
-            /* WGMMA_VT_PREFIX: the count is a prefix of the pair's chunks; the chunk before
-             * this one was taken earlier (a pair's chunks go out in key order) */
-            if (WGMMA_VT_PREFIX)
-                while (ld_acquire(p.vt_ready + pair) != kc) __nanosleep(32);
             red_release_add(p.vt_ready + pair, 1);
             trace_bg(w, lane, (int)n, 3, c);
         }
@@ -185,24 +163,14 @@ __device__ __forceinline__ bool bg_done()
     return __all_sync(0xffffffffu, mbar_test(bar, 0) != 0);
 }
 
-/* The loader, before V^T tile kt of kv head hk of batch b, `have` the pair's count it saw last
- * for this query tile (0 at its first V^T tile): waits until the chunks that hold the tile's
- * keys are in the workspace (WGMMA_VT_PREFIX: the count is a prefix, and the tile needs the
- * chunks below ceil((kt + 1) BN / 64)), else until all of the pair's are; returns the count it
- * saw. Once that covers the pair, the tile's later V^T tiles read nothing here. */
+/* The loader, before its first V^T tile of kv head hk of batch b: waits until every chunk of
+ * that pair is in the workspace. */
 template <class C>
-__device__ __forceinline__ int wait_vt_ready(const wgmma_params &p, int b, int hk, int kt, int have)
+__device__ __forceinline__ void wait_vt_ready(const wgmma_params &p, int b, int hk)
 {
-    const int need =
-        WGMMA_VT_PREFIX
-            ? (int)min((int64_t)p.vt_chunks_per_head,
-                       ((int64_t)(kt + 1) * C::BN + C::VT_CHUNK - 1) / C::VT_CHUNK)
-            : p.vt_chunks_per_head;
-    if (have >= need) return have;
     const int32_t *ready = p.vt_ready + (b * p.h_kv + hk);
-    while ((have = ld_acquire(ready)) < need) __nanosleep(100);
+    while (ld_acquire(ready) < p.vt_chunks_per_head) __nanosleep(100);
     fence_proxy_async_global(); /* the acquired writes, before the TMA loads that read them */
-    return have;
 }
 
 #endif

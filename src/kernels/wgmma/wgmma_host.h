@@ -154,10 +154,6 @@ float *fp8attn_wgmma_split_part(const fp8attn_params_t *p, const fp8attn_wgmma_s
  * gave tm_v its `chunk`-row box); else those are zero. */
 fp8attn_status_t fp8attn_wgmma_make_vt_maps(const fp8attn_params_t *p, void *vt, int sw_n,
                                             int chunk, struct wgmma_params *out);
-/* The chunks' order of a FUSED_VT kernel (make_vt_maps gave out its chunk counts): the pairs in
- * groups of `group` (clamped to [1, pairs]), each group's chunks key block by key block across
- * its pairs (vt_background.cuh chunk_at; `group` 1: pair by pair). */
-void fp8attn_wgmma_vt_group(struct wgmma_params *out, int64_t group);
 /* Zeroes the counters of workspace ws (all of them, the split tail's of s too: the one-block
  * fp8attn_wgmma_vt_clear on `stream`, whose programmatic dependent the _vt kernel is); for a
  * split of the transposing kernel (s->tr), the split's counts alone, and that kernel follows in
