@@ -3,9 +3,10 @@
  *
  * OVERLAP (intra-warpgroup): tile j's S = Q.K_j^T and tile j-1's O += P_{j-1}.V_{j-1} are issued
  * as two wgmma batches back to back, and O is rescaled only once the P.V batch is done. The source
- * puts tile j's softmax between the two waits; ptxas hoists the second wait into the row-max code
- * (FA3's SASS does the same), so in practice the gain is the two batches issued together (+7.5 %
- * at hd128, docs/PERF.md w0). The softmax overlaps the other consumer's GEMMs.
+ * puts tile j's softmax between the two waits; ptxas hoists the second wait up to the mask's end,
+ * above the row max (FA3's lands after its row maxima: docs/PERF.md w91), so in practice the gain
+ * is the two batches issued together (+7.5 % at hd128, w0). The softmax overlaps the other
+ * consumer's GEMMs.
  * CROSS (OVERLAP with two Q stages; not with PINGPONG or SPEC_EXP): consume_cross runs one loop
  * over all the block's key tiles, across its query tiles. At a query tile's last key tile the
  * batch issued with its P.V is the next query tile's S = Q'.K_0^T, whose softmax then runs under
@@ -174,11 +175,12 @@ __device__ __forceinline__ void overlap_turn(const wgmma_params &p, const wg_sme
     reg_fence(s); /* keeps the softmax ahead of the wait: it must run under P.V */
     reg_fence(l);
     trace_stamp(c, wtid, gj, 4);
-    wgmma_wait<0>(); /* ptxas hoists this into the row-max code (FA3's SASS shows the same); a
-                      * conditional wait would keep it here but makes ptxas serialise every wgmma
-                      * (C7514), which is slower. Kept here by a basic-block boundary it is 3-9 %
-                      * slower (PERF w8, w24): the hoisted wait keeps the two consumers out of
-                      * phase */
+    wgmma_wait<0>(); /* ptxas hoists this up to the last arrive or block boundary before it, the
+                      * mask's end, above the row max (in hd128_n224_vt's SASS; FA3's lands after
+                      * its row maxima: PERF w91, branch wip/pv-wait-pin); a conditional wait
+                      * would keep it here but makes ptxas serialise every wgmma (C7514), which is
+                      * slower. Kept here by a basic-block boundary it is 3-9 % slower (PERF w8,
+                      * w24): the hoisted wait keeps the two consumers out of phase */
     reg_fence(o);
     reg_fence(pa);
     release(sm.vt_empty(sp), lane);
