@@ -69,6 +69,48 @@ WGMMA_DECLARE(hd128_n224)
 #define WGMMA_HD128_N224_CAUSAL_MIN_SK 8192
 #endif
 
+/* The pad rule: a problem without the mask, of more than one wave, that instance_for_problem gives
+ * its head dim's general instance runs the other instance with the same query rows (hd128:
+ * hd128_n224; hd64: hd64_n160) where that one's key tiles cover fewer keys (ceil(seqlen_k / BN)
+ * x BN; the instance whose pad_pct is not -1, pad_rule below): on the _vt kernels (the workspace
+ * given, V^T written once) wherever they cover fewer; on the transposing kernels where they cover
+ * at least WGMMA_HD<d>_PAD_TR_PCT % fewer. One-wave problems are timed by the split tail's plan,
+ * not the keys covered, and none was measured.
+ * WGMMA_HD128_PAD_RULE 1 (default): hd128 below WGMMA_HD128_N224_MIN_SK keys (from there the
+ * ranges give n224); transposing: 10 % (hd128_n224's transposer is the older run-time-warp form,
+ * not transpose_blocks). H100, 16k tokens of 16 heads, time with 192-key tiles / with 224-key
+ * tiles (docs/PERF.md w85), the covered keys' ratio in brackets:
+ *   _vt:         1024 keys 1.022 (1.029), 1280 0.999 (1.000), 1536 0.971 (0.980), 1792 1.075
+ *                (1.071), 2048 0.947 (0.943), 2560 1.003 (1.000), 3072 0.970 (0.980), 3584 1.013
+ *                (1.018); at 4096 and more w31's 1.016-1.019 stand (1.01 from the tile itself)
+ *   transposing: 640 keys 1.052 (1.143), 768 0.819 (0.857)
+ *   causal (not taken): 1024 0.960 (transposing), 3584-7168 0.984-0.999 (_vt)
+ * WGMMA_HD64_PAD_RULE 1 (default): hd64 (192 x 128 tiles against hd64_n160's 192 x 160) at every
+ * seqlen_k; transposing: 1 % (the same transposer in both). H100, 16k tokens of 32 heads, time
+ * with 128-key tiles / with 160-key tiles (docs/PERF.md w86), covered keys' ratio in brackets:
+ *   transposing: 300 keys 1.128 (1.200), 480 1.162 (1.067), 640 1.052 (1.000), 800 1.196 (1.120),
+ *                1024 0.934 (0.914), 1440 1.176 (1.067)
+ *   _vt:         2048 0.967 (0.985), 2400 1.064 (1.013), 4000 1.084 (1.024), 8192 0.986 (0.985)
+ * 0 (or, for hd128, an N224_MIN_SK of "never"; for hd64, an N160_MAX_SK of 0): the seqlen_k ranges
+ * alone (A/B builds). */
+#ifndef WGMMA_HD128_PAD_RULE
+#define WGMMA_HD128_PAD_RULE 1
+#endif
+#ifndef WGMMA_HD128_PAD_TR_PCT
+#define WGMMA_HD128_PAD_TR_PCT 10
+#endif
+#ifndef WGMMA_HD64_PAD_RULE
+#define WGMMA_HD64_PAD_RULE 1
+#endif
+#ifndef WGMMA_HD64_PAD_TR_PCT
+#define WGMMA_HD64_PAD_TR_PCT 1
+#endif
+/* Instance table's pad_pct: the rule's margin on the transposing kernels, or -1 where it is off */
+#define WGMMA_HD128_N224_PAD_PCT                                                                  \
+    (WGMMA_HD128_PAD_RULE && WGMMA_HD128_N224_MIN_SK <= INT32_MAX - 256 ? WGMMA_HD128_PAD_TR_PCT : -1)
+#define WGMMA_HD64_N160_PAD_PCT                                                                   \
+    (WGMMA_HD64_PAD_RULE && WGMMA_HD64_N160_MAX_SK > 0 ? WGMMA_HD64_PAD_TR_PCT : -1)
+
 /* A range of seqlen_k that an instance runs; max_sk 0: none. */
 typedef struct {
     int min_sk, max_sk;
@@ -85,6 +127,9 @@ typedef struct {
                                const fp8attn_wgmma_split_t *split, int sm_count,
                                fp8attn_stream_t s);
     int one_wave;      /* 1: runs problems whose grid of this instance fits in one wave */
+    int pad_pct;       /* >= 0: the pad rule's instance for its head dim (pad_rule), taken on the
+                        * transposing kernels where it covers at least pad_pct % fewer keys; -1:
+                        * not one */
     sk_range_t plain;  /* runs problems without the causal mask whose seqlen_k is in the range */
     sk_range_t causal; /* the same for causal problems */
 } wgmma_instance_t;
@@ -93,25 +138,26 @@ typedef struct {
 static const wgmma_instance_t k_instances[] = {
     {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, &fp8attn_wgmma_rows_hd64,
      &fp8attn_wgmma_bn_hd64, &fp8attn_wgmma_split_bn_hd64, &fp8attn_wgmma_split_bn_tr_hd64,
-     fp8attn_wgmma_launch_hd64, 0, {0, 0}, {0, 0}},
+     fp8attn_wgmma_launch_hd64, 0, -1, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, &fp8attn_wgmma_rows_hd128,
      &fp8attn_wgmma_bn_hd128, &fp8attn_wgmma_split_bn_hd128, &fp8attn_wgmma_split_bn_tr_hd128,
-     fp8attn_wgmma_launch_hd128, 0, {0, 0}, {0, 0}},
+     fp8attn_wgmma_launch_hd128, 0, -1, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
      &fp8attn_wgmma_bn_hd256, &fp8attn_wgmma_split_bn_hd256, &fp8attn_wgmma_split_bn_tr_hd256,
-     fp8attn_wgmma_launch_hd256, 0, {0, 0}, {0, 0}},
+     fp8attn_wgmma_launch_hd256, 0, -1, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
      &fp8attn_wgmma_rows_hd64_m128, &fp8attn_wgmma_bn_hd64_m128, &fp8attn_wgmma_split_bn_hd64_m128,
      &fp8attn_wgmma_split_bn_tr_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE,
-     {0, WGMMA_HD64_M128_MAX_SK}, {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}},
+     -1, {0, WGMMA_HD64_M128_MAX_SK}, {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}},
     {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt,
      &fp8attn_wgmma_rows_hd64_n160, &fp8attn_wgmma_bn_hd64_n160, &fp8attn_wgmma_split_bn_hd64_n160,
-     &fp8attn_wgmma_split_bn_tr_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, {0, 0},
-     {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}},
+     &fp8attn_wgmma_split_bn_tr_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, WGMMA_HD64_N160_PAD_PCT,
+     {0, 0}, {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}},
     {fp8attn_wgmma_entry_hd128_n224, fp8attn_wgmma_entry_hd128_n224_vt,
      &fp8attn_wgmma_rows_hd128_n224, &fp8attn_wgmma_bn_hd128_n224,
      &fp8attn_wgmma_split_bn_hd128_n224, &fp8attn_wgmma_split_bn_tr_hd128_n224,
-     fp8attn_wgmma_launch_hd128_n224, 0, {WGMMA_HD128_N224_MIN_SK, INT32_MAX},
+     fp8attn_wgmma_launch_hd128_n224, 0, WGMMA_HD128_N224_PAD_PCT,
+     {WGMMA_HD128_N224_MIN_SK, INT32_MAX},
      {WGMMA_HD128_N224_CAUSAL_MIN_SK, INT32_MAX}},
 };
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
@@ -464,42 +510,6 @@ static ws_use_t workspace_use(const fp8attn_params_t *p, const wgmma_instance_t 
 #define WGMMA_HD64_SPLIT_ROUND_PCT 206
 #define WGMMA_HD64_SPLIT_FIXED_PCT 300
 
-/* The pad rule: a problem without the mask, of more than one wave, that instance_for_problem gives
- * its head dim's general instance runs the other instance with the same query rows (hd128:
- * hd128_n224; hd64: hd64_n160) where that one's key tiles cover fewer keys (ceil(seqlen_k / BN)
- * x BN): on the _vt kernels (the workspace given, V^T written once) wherever they cover fewer; on
- * the transposing kernels where they cover at least WGMMA_HD<d>_PAD_TR_PCT % fewer. One-wave
- * problems are timed by the split tail's plan, not the keys covered, and none was measured.
- * WGMMA_HD128_PAD_RULE 1 (default): hd128 below WGMMA_HD128_N224_MIN_SK keys (from there the
- * ranges give n224); transposing: 10 % (hd128_n224's transposer is the older run-time-warp form,
- * not transpose_blocks). H100, 16k tokens of 16 heads, time with 192-key tiles / with 224-key
- * tiles (docs/PERF.md w85), the covered keys' ratio in brackets:
- *   _vt:         1024 keys 1.022 (1.029), 1280 0.999 (1.000), 1536 0.971 (0.980), 1792 1.075
- *                (1.071), 2048 0.947 (0.943), 2560 1.003 (1.000), 3072 0.970 (0.980), 3584 1.013
- *                (1.018); at 4096 and more w31's 1.016-1.019 stand (1.01 from the tile itself)
- *   transposing: 640 keys 1.052 (1.143), 768 0.819 (0.857)
- *   causal (not taken): 1024 0.960 (transposing), 3584-7168 0.984-0.999 (_vt)
- * WGMMA_HD64_PAD_RULE 1 (default): hd64 (192 x 128 tiles against hd64_n160's 192 x 160) at every
- * seqlen_k; transposing: 1 % (the same transposer in both). H100, 16k tokens of 32 heads, time
- * with 128-key tiles / with 160-key tiles (docs/PERF.md w86), covered keys' ratio in brackets:
- *   transposing: 300 keys 1.128 (1.200), 480 1.162 (1.067), 640 1.052 (1.000), 800 1.196 (1.120),
- *                1024 0.934 (0.914), 1440 1.176 (1.067)
- *   _vt:         2048 0.967 (0.985), 2400 1.064 (1.013), 4000 1.084 (1.024), 8192 0.986 (0.985)
- * 0 (or, for hd128, an N224_MIN_SK of "never"; for hd64, an N160_MAX_SK of 0): the seqlen_k ranges
- * alone (A/B builds). */
-#ifndef WGMMA_HD128_PAD_RULE
-#define WGMMA_HD128_PAD_RULE 1
-#endif
-#ifndef WGMMA_HD128_PAD_TR_PCT
-#define WGMMA_HD128_PAD_TR_PCT 10
-#endif
-#ifndef WGMMA_HD64_PAD_RULE
-#define WGMMA_HD64_PAD_RULE 1
-#endif
-#ifndef WGMMA_HD64_PAD_TR_PCT
-#define WGMMA_HD64_PAD_TR_PCT 1
-#endif
-
 /* Keys that in's key tiles cover for seqlen_k keys. */
 static int64_t padded_keys(const wgmma_instance_t *in, int seqlen_k)
 {
@@ -510,16 +520,11 @@ static int64_t padded_keys(const wgmma_instance_t *in, int seqlen_k)
 static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count, int with_ws,
                                         const wgmma_instance_t *in)
 {
-    const bool on =
-        p->head_dim == 128 ? WGMMA_HD128_PAD_RULE && WGMMA_HD128_N224_MIN_SK <= INT32_MAX - 256
-        : p->head_dim == 64 ? WGMMA_HD64_PAD_RULE && WGMMA_HD64_N160_MAX_SK > 0
-                            : false;
-    if (!on || p->causal || in != instance_for(p->head_dim) || grid_of(in, p) <= sm_count)
-        return in;
-    const wgmma_instance_t *w = NULL; /* the other instance with in's rows (one per head dim) */
+    if (p->causal || in != instance_for(p->head_dim) || grid_of(in, p) <= sm_count) return in;
+    const wgmma_instance_t *w = NULL; /* the pad rule's instance of p's head dim, with in's rows */
     for (int i = 0; i < N_INSTANCES && !w; i++)
-        if (&k_instances[i] != in && !k_instances[i].one_wave &&
-            k_instances[i].entry()->head_dim == p->head_dim && *k_instances[i].rows == *in->rows)
+        if (k_instances[i].pad_pct >= 0 && k_instances[i].entry()->head_dim == p->head_dim &&
+            *k_instances[i].rows == *in->rows)
             w = &k_instances[i];
     if (!w) return in;
     const int64_t pad_in = padded_keys(in, p->seqlen_k), pad_w = padded_keys(w, p->seqlen_k);
@@ -527,8 +532,7 @@ static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count,
     if (with_ws && workspace_use(p, in, sm_count, &split) == WS_VT &&
         workspace_use(p, w, sm_count, &split) == WS_VT)
         return pad_w < pad_in ? w : in;
-    const int tr_pct = p->head_dim == 128 ? WGMMA_HD128_PAD_TR_PCT : WGMMA_HD64_PAD_TR_PCT;
-    return pad_w * 100 <= pad_in * (100 - tr_pct) ? w : in;
+    return pad_w * 100 <= pad_in * (100 - w->pad_pct) ? w : in;
 }
 
 /* The instance for p: instance_for_problem's, or pad_rule's, but, with a workspace (with_ws),
