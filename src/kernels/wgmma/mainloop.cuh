@@ -71,6 +71,23 @@ __device__ __forceinline__ constexpr bool spec_exp()
     return C::D == 256 ? WGMMA_SPEC_EXP_HD256 : WGMMA_SPEC_EXP;
 }
 
+/* PV_PACK_FIRST: in overlap_turn, P_j is packed into pa before O is rescaled, so ptxas may
+ * interleave the packing (F2FP) with the last exponentials instead of running it as a block after
+ * them. H200, time without / with (docs/PERF.md w91, w92): hd256's _vt kernel 1.015-1.045 at
+ * 2k-16k keys, causal and not (on by default); hd128 0.92-0.98 and hd64's _vt 0.98-0.99 (off;
+ * hd64_n160 and hd64_m128 mixed, 0.98-1.02). hd256's transposing kernel has no overlap_turn. */
+#ifndef WGMMA_PV_PACK_FIRST
+#define WGMMA_PV_PACK_FIRST 0
+#endif
+#ifndef WGMMA_PV_PACK_FIRST_HD256
+#define WGMMA_PV_PACK_FIRST_HD256 1
+#endif
+template <class C>
+__device__ __forceinline__ constexpr bool pv_pack_first()
+{
+    return C::D == 256 ? WGMMA_PV_PACK_FIRST_HD256 : WGMMA_PV_PACK_FIRST;
+}
+
 /* softmax_scale * q_descale * k_descale * log2(e) for tile t's head. */
 __device__ __forceinline__ float tile_scale_log2(const wgmma_params &p, const wg_tile &t)
 {
@@ -184,8 +201,13 @@ __device__ __forceinline__ void overlap_turn(const wgmma_params &p, const wg_sme
     reg_fence(o);
     reg_fence(pa);
     release(sm.vt_empty(sp), lane);
-    rescale_o_if_moved<SKIP_RESCALE>(o, alpha);
-    pack_p(s, pa);
+    if (pv_pack_first<C>()) {
+        pack_p(s, pa);
+        rescale_o_if_moved<SKIP_RESCALE>(o, alpha);
+    } else {
+        rescale_o_if_moved<SKIP_RESCALE>(o, alpha);
+        pack_p(s, pa);
+    }
     if (WGMMA_TRACE) reg_fence(pa); /* the stamp after the packing */
     trace_stamp(c, wtid, gj, 5);
 }
