@@ -236,16 +236,17 @@ int main(void)
         p = problem(4, 16, 2944, 128); /* causal, 23 repeats */
         p.causal = 1;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
-        p = problem(8, 32, 1920, 64); /* hd64: 10 repeats, its line; 1920 keys both tiles */
-        expect_ws_kernel(&p, "fp8attn_wgmma_hd64_vt");
-        /* hd64 without the mask: 160-key tiles where they cover fewer keys (the pad rule) */
+        p = problem(8, 32, 1920, 64); /* hd64: 10 repeats, its line; 1920 keys both tiles, so
+                                        * the 160-key tiles (the pad rule takes ties: w93) */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd64_n160_vt");
+        /* hd64 without the mask: 160-key tiles where they cover no more keys (the pad rule) */
         p = problem(34, 32, 480, 64); /* 480 against 512, transposing */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_n160");
         expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_n160");
         p.causal = 1; /* never under the mask: hd64_m128 up to 1024 keys */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd64_m128");
-        p = problem(25, 32, 640, 64); /* 640 both: the 128-key tiles */
-        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64");
+        p = problem(25, 32, 640, 64); /* 640 both: the 160-key tiles (w93) */
+        expect_kernel(&p, NULL, "fp8attn_wgmma_hd64_n160");
         p = problem(16, 32, 1024, 64); /* 1120 against 1024 */
         expect_kernel(&p, NULL, "fp8attn_wgmma_hd64");
         p = problem(4, 32, 4000, 64); /* 21 repeats: _vt; 4000 against 4096 */

@@ -3,9 +3,9 @@
  * dim, wgmma_hd<D>.cu, and instances for ranges of problems: wgmma_hd64_m128.cu for one-wave and
  * short causal hd64 problems, wgmma_hd64_n160.cu for causal hd64 problems of 1k-4k keys,
  * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal; without the mask,
- * hd128_n224 and hd64_n160 where their tiles cover fewer keys: pad_rule; given a workspace,
- * one-wave hd64 problems may take the general instance's split instead: instance_for_call), and
- * what a workspace buys (workspace_use: V^T through it, use_vt_pass, or hd256's transposing
+ * hd128_n224 where its tiles cover fewer keys and hd64_n160 where its cover no more: pad_rule;
+ * given a workspace, one-wave hd64 problems may take the general instance's split instead:
+ * instance_for_call), and what a workspace buys (workspace_use: V^T through it, use_vt_pass, or hd256's transposing
  * split). */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -48,7 +48,7 @@ WGMMA_DECLARE(hd128_n224)
 #define WGMMA_HD64_M128_CAUSAL_MAX_SK 1024
 #endif
 /* hd64_n160 runs causal problems of MIN_SK to MAX_SK keys (below MIN_SK, hd64_m128), and those
- * without the mask where its tiles cover fewer keys (pad_rule). H100, causal, against the 128-key
+ * without the mask where its tiles cover no more keys (pad_rule). H100, causal, against the 128-key
  * tiles (docs/PERF.md w30, time ratio): 512 keys 0.86 (4 tiles of 160 cover 640 keys), 1k 1.025,
  * 2k 1.058, 4k 1.011, 8k 0.984. MAX_SK 0: never, with the mask or without (A/B builds) */
 #ifndef WGMMA_HD64_N160_MIN_SK
@@ -73,9 +73,10 @@ WGMMA_DECLARE(hd128_n224)
  * its head dim's general instance runs the other instance with the same query rows (hd128:
  * hd128_n224; hd64: hd64_n160) where that one's key tiles cover fewer keys (ceil(seqlen_k / BN)
  * x BN; the instance whose pad_pct is not -1, pad_rule below): on the _vt kernels (the workspace
- * given, V^T written once) wherever they cover fewer; on the transposing kernels where they cover
- * at least WGMMA_HD<d>_PAD_TR_PCT % fewer. One-wave problems are timed by the split tail's plan,
- * not the keys covered, and none was measured.
+ * given, V^T written once) wherever they cover fewer, or as many with WGMMA_HD<d>_PAD_VT_TIES; on
+ * the transposing kernels where they cover at least WGMMA_HD<d>_PAD_TR_PCT % fewer (0: no more).
+ * One-wave problems are timed by the split tail's plan, not the keys covered, and none was
+ * measured.
  * WGMMA_HD128_PAD_RULE 1 (default): hd128 below WGMMA_HD128_N224_MIN_SK keys (from there the
  * ranges give n224); transposing: 10 % (hd128_n224's transposer is the older run-time-warp form,
  * not transpose_blocks). H100, 16k tokens of 16 heads, time with 192-key tiles / with 224-key
@@ -86,11 +87,17 @@ WGMMA_DECLARE(hd128_n224)
  *   transposing: 640 keys 1.052 (1.143), 768 0.819 (0.857)
  *   causal (not taken): 1024 0.960 (transposing), 3584-7168 0.984-0.999 (_vt)
  * WGMMA_HD64_PAD_RULE 1 (default): hd64 (192 x 128 tiles against hd64_n160's 192 x 160) at every
- * seqlen_k; transposing: 1 % (the same transposer in both). H100, 16k tokens of 32 heads, time
- * with 128-key tiles / with 160-key tiles (docs/PERF.md w86), covered keys' ratio in brackets:
+ * seqlen_k, where the 160-key tiles cover no more keys, ties included (transposing: 0 %, the same
+ * transposer in both; _vt: WGMMA_HD64_PAD_VT_TIES 1): fewer tiles for the same keys pay. H100, 16k
+ * tokens of 32 heads, time with 128-key tiles / with 160-key tiles (docs/PERF.md w86), covered
+ * keys' ratio in brackets:
  *   transposing: 300 keys 1.128 (1.200), 480 1.162 (1.067), 640 1.052 (1.000), 800 1.196 (1.120),
  *                1024 0.934 (0.914), 1440 1.176 (1.067)
  *   _vt:         2048 0.967 (0.985), 2400 1.064 (1.013), 4000 1.084 (1.024), 8192 0.986 (0.985)
+ * and at the ties (H200, w93; all 1.000): with the workspace 640 keys 1.053 (transposing), 1280
+ * 1.075 (transposing), 1920 1.029, 2560 1.035, 3200 1.031 (_vt); without it 640 1.057, 1280 1.070,
+ * 1920 1.085, 2560 1.091. hd128's ties on _vt (w85: 1280 0.999, 2560 1.003) stay with 192-key
+ * tiles (WGMMA_HD128_PAD_VT_TIES 0).
  * 0 (or, for hd128, an N224_MIN_SK of "never"; for hd64, an N160_MAX_SK of 0): the seqlen_k ranges
  * alone (A/B builds). */
 #ifndef WGMMA_HD128_PAD_RULE
@@ -103,7 +110,13 @@ WGMMA_DECLARE(hd128_n224)
 #define WGMMA_HD64_PAD_RULE 1
 #endif
 #ifndef WGMMA_HD64_PAD_TR_PCT
-#define WGMMA_HD64_PAD_TR_PCT 1
+#define WGMMA_HD64_PAD_TR_PCT 0
+#endif
+#ifndef WGMMA_HD128_PAD_VT_TIES
+#define WGMMA_HD128_PAD_VT_TIES 0
+#endif
+#ifndef WGMMA_HD64_PAD_VT_TIES
+#define WGMMA_HD64_PAD_VT_TIES 1
 #endif
 /* Instance table's pad_pct: the rule's margin on the transposing kernels, or -1 where it is off */
 #define WGMMA_HD128_N224_PAD_PCT                                                                  \
@@ -130,6 +143,7 @@ typedef struct {
     int pad_pct;       /* >= 0: the pad rule's instance for its head dim (pad_rule), taken on the
                         * transposing kernels where it covers at least pad_pct % fewer keys; -1:
                         * not one */
+    int pad_vt_ties;   /* 1: on the _vt kernels the pad rule takes it where it covers as many */
     sk_range_t plain;  /* runs problems without the causal mask whose seqlen_k is in the range */
     sk_range_t causal; /* the same for causal problems */
 } wgmma_instance_t;
@@ -138,25 +152,25 @@ typedef struct {
 static const wgmma_instance_t k_instances[] = {
     {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, &fp8attn_wgmma_rows_hd64,
      &fp8attn_wgmma_bn_hd64, &fp8attn_wgmma_split_bn_hd64, &fp8attn_wgmma_split_bn_tr_hd64,
-     fp8attn_wgmma_launch_hd64, 0, -1, {0, 0}, {0, 0}},
+     fp8attn_wgmma_launch_hd64, 0, -1, 0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, &fp8attn_wgmma_rows_hd128,
      &fp8attn_wgmma_bn_hd128, &fp8attn_wgmma_split_bn_hd128, &fp8attn_wgmma_split_bn_tr_hd128,
-     fp8attn_wgmma_launch_hd128, 0, -1, {0, 0}, {0, 0}},
+     fp8attn_wgmma_launch_hd128, 0, -1, 0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
      &fp8attn_wgmma_bn_hd256, &fp8attn_wgmma_split_bn_hd256, &fp8attn_wgmma_split_bn_tr_hd256,
-     fp8attn_wgmma_launch_hd256, 0, -1, {0, 0}, {0, 0}},
+     fp8attn_wgmma_launch_hd256, 0, -1, 0, {0, 0}, {0, 0}},
     {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
      &fp8attn_wgmma_rows_hd64_m128, &fp8attn_wgmma_bn_hd64_m128, &fp8attn_wgmma_split_bn_hd64_m128,
      &fp8attn_wgmma_split_bn_tr_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE,
-     -1, {0, WGMMA_HD64_M128_MAX_SK}, {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}},
+     -1, 0, {0, WGMMA_HD64_M128_MAX_SK}, {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}},
     {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt,
      &fp8attn_wgmma_rows_hd64_n160, &fp8attn_wgmma_bn_hd64_n160, &fp8attn_wgmma_split_bn_hd64_n160,
      &fp8attn_wgmma_split_bn_tr_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, WGMMA_HD64_N160_PAD_PCT,
-     {0, 0}, {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}},
+     WGMMA_HD64_PAD_VT_TIES, {0, 0}, {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}},
     {fp8attn_wgmma_entry_hd128_n224, fp8attn_wgmma_entry_hd128_n224_vt,
      &fp8attn_wgmma_rows_hd128_n224, &fp8attn_wgmma_bn_hd128_n224,
      &fp8attn_wgmma_split_bn_hd128_n224, &fp8attn_wgmma_split_bn_tr_hd128_n224,
-     fp8attn_wgmma_launch_hd128_n224, 0, WGMMA_HD128_N224_PAD_PCT,
+     fp8attn_wgmma_launch_hd128_n224, 0, WGMMA_HD128_N224_PAD_PCT, WGMMA_HD128_PAD_VT_TIES,
      {WGMMA_HD128_N224_MIN_SK, INT32_MAX},
      {WGMMA_HD128_N224_CAUSAL_MIN_SK, INT32_MAX}},
 };
@@ -531,7 +545,7 @@ static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count,
     fp8attn_wgmma_split_t split;
     if (with_ws && workspace_use(p, in, sm_count, &split) == WS_VT &&
         workspace_use(p, w, sm_count, &split) == WS_VT)
-        return pad_w < pad_in ? w : in;
+        return pad_w < pad_in || (w->pad_vt_ties && pad_w == pad_in) ? w : in;
     return pad_w * 100 <= pad_in * (100 - w->pad_pct) ? w : in;
 }
 
