@@ -76,7 +76,7 @@ __device__ __forceinline__ constexpr bool spec_exp()
  * them. H200, time without / with (docs/PERF.md w91, w92): hd256's _vt kernel 1.015-1.045 at
  * 2k-16k keys, causal and not, and hd64's 128-row kernels (hd64_m128: 2 consumers) 1.005-1.040
  * (one-wave (1,8,2048,64) 1.040, causal 256-1024 keys 1.005-1.015): on by default; hd128
- * 0.92-0.98, hd64's _vt 0.98-0.99 and its 192-row kernels without the mask 0.977-0.982: off
+ * 0.916-0.976, hd64's _vt 0.983-0.990 and its 192-row kernels without the mask 0.977-0.982: off
  * (hd64_n160 causal 1.010). hd256's transposing kernel has no overlap_turn. */
 #ifndef WGMMA_PV_PACK_FIRST
 #define WGMMA_PV_PACK_FIRST 0
@@ -90,9 +90,9 @@ __device__ __forceinline__ constexpr bool spec_exp()
 template <class C>
 __device__ __forceinline__ constexpr bool pv_pack_first()
 {
-    return C::D == 256                         ? WGMMA_PV_PACK_FIRST_HD256
-           : C::D == 64 && C::CONSUMERS == 2 ? WGMMA_PV_PACK_FIRST_HD64_M128
-                                               : WGMMA_PV_PACK_FIRST;
+    if (C::D == 256) return WGMMA_PV_PACK_FIRST_HD256;
+    if (C::D == 64 && C::CONSUMERS == 2) return WGMMA_PV_PACK_FIRST_HD64_M128;
+    return WGMMA_PV_PACK_FIRST;
 }
 
 /* softmax_scale * q_descale * k_descale * log2(e) for tile t's head. */

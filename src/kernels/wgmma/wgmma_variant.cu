@@ -5,8 +5,8 @@
  * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal; without the mask,
  * hd128_n224 where its tiles cover fewer keys and hd64_n160 where its cover no more: pad_rule;
  * given a workspace, one-wave hd64 problems may take the general instance's split instead:
- * instance_for_call), and what a workspace buys (workspace_use: V^T through it, use_vt_pass, or hd256's transposing
- * split). */
+ * instance_for_call), and what a workspace buys (workspace_use: V^T through it, use_vt_pass, or
+ * hd256's transposing split). */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <string.h>
@@ -94,10 +94,10 @@ WGMMA_DECLARE(hd128_n224)
  *   transposing: 300 keys 1.128 (1.200), 480 1.162 (1.067), 640 1.052 (1.000), 800 1.196 (1.120),
  *                1024 0.934 (0.914), 1440 1.176 (1.067)
  *   _vt:         2048 0.967 (0.985), 2400 1.064 (1.013), 4000 1.084 (1.024), 8192 0.986 (0.985)
- * and at the ties (H200, w93; all 1.000): with the workspace 640 keys 1.053 (transposing), 1280
- * 1.075 (transposing), 1920 1.029, 2560 1.035, 3200 1.031 (_vt); without it 640 1.057, 1280 1.070,
- * 1920 1.085, 2560 1.091. hd128's ties on _vt (w85: 1280 0.999, 2560 1.003) stay with 192-key
- * tiles (WGMMA_HD128_PAD_VT_TIES 0).
+ * and at the ties (H200, w93; covered keys' ratio 1.000 at each): with the workspace 640 keys
+ * 1.053 (transposing), 1280 1.075 (transposing), 1920 1.029, 2560 1.035, 3200 1.031 (_vt);
+ * without it 640 1.057, 1280 1.070, 1920 1.085, 2560 1.091. hd128's ties on _vt (w85: 1280 0.999,
+ * 2560 1.003) stay with 192-key tiles (WGMMA_HD128_PAD_VT_TIES 0).
  * 0 (or, for hd128, an N224_MIN_SK of "never"; for hd64, an N160_MAX_SK of 0): the seqlen_k ranges
  * alone (A/B builds). */
 #ifndef WGMMA_HD128_PAD_RULE
