@@ -6,7 +6,10 @@
 #     read through `fp8attn resources --json` (cuobjdump's resource usage of this binary);
 #  3. every `wgmma` kernel's sm_90a SASS runs its GEMMs on QGMMA (the FP8 warpgroup MMA), has no
 #     HMMA (the emulated path), and keeps its setmaxnreg (USETMAXREG: ptxas drops it, with warning
-#     C7508, when the kernel has no register cap).
+#     C7508, when the kernel has no register cap), and has its wgmma batches asynchronous: at most
+#     one WARPGROUP.DEPBAR (wgmma.wait_group) per two QGMMA. When ptxas serializes a kernel's wgmma
+#     (info C7520, e.g. a wgmma issued on only some paths) it waits after every one of them, and
+#     S and P.V no longer overlap (docs/PERF.md w98: 16-26 % slower).
 # Usage: test_kernels_sass.sh FP8ATTN_BINARY
 set -u
 bin=$1
@@ -79,10 +82,12 @@ for k in $wg; do
     q=$(echo "$sass" | grep -c 'QGMMA\.64x[0-9]*x32\.F32\.E4M3\.E4M3')
     h=$(echo "$sass" | grep -c 'HMMA')
     r=$(echo "$sass" | grep -c 'USETMAXREG')
-    if [ "$q" -gt 0 ] && [ "$h" -eq 0 ] && [ "$r" -ge 2 ]; then
-        echo "PASS: $k sm_90a SASS has $q QGMMA E4M3, no HMMA, $r USETMAXREG"
+    w=$(echo "$sass" | grep -c 'WARPGROUP\.DEPBAR')
+    if [ "$q" -gt 0 ] && [ "$h" -eq 0 ] && [ "$r" -ge 2 ] && [ $((2 * w)) -le "$q" ]; then
+        echo "PASS: $k sm_90a SASS has $q QGMMA E4M3, no HMMA, $r USETMAXREG, $w wgmma waits"
     else
-        echo "FAIL: $k sm_90a SASS: $q QGMMA E4M3 (want > 0), $h HMMA (want 0), $r USETMAXREG (want >= 2)"
+        echo "FAIL: $k sm_90a SASS: $q QGMMA E4M3 (want > 0), $h HMMA (want 0), $r USETMAXREG" \
+             "(want >= 2), $w WARPGROUP.DEPBAR (want <= $((q / 2)): more is ptxas serializing)"
         fail=1
     fi
 done
