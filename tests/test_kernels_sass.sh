@@ -8,8 +8,9 @@
 #     HMMA (the emulated path), and keeps its setmaxnreg (USETMAXREG: ptxas drops it, with warning
 #     C7508, when the kernel has no register cap), and has its wgmma batches asynchronous: at most
 #     one WARPGROUP.DEPBAR (wgmma.wait_group) per two QGMMA. When ptxas serializes a kernel's wgmma
-#     (info C7520, e.g. a wgmma issued on only some paths) it waits after every one of them, and
-#     S and P.V no longer overlap (docs/PERF.md w98: 0.74-0.89x the speed).
+#     (info C7520: a wgmma issued on only some paths; C7512: too few registers for the batches in
+#     flight) it waits after every one of them, and S and P.V no longer overlap (docs/PERF.md w97,
+#     w98: 0.74-0.89x the speed).
 # Usage: test_kernels_sass.sh FP8ATTN_BINARY
 set -u
 bin=$1
