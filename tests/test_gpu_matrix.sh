@@ -109,11 +109,13 @@ fi
 # the first (64 keys) with it. In the causal run below, (2,16,4,1000,...) runs the first on 256
 # tiles, and the two of 1100 keys run the third, (4,16,1,...) from the workspace (96 repeats) and
 # (2,16,16,...) transposing V.
-# hd128 problems of at least 4096 keys, 8192 if causal, run 224-key tiles (wgmma_hd128_n224.cu):
+# hd128 problems of at least 4096 keys, 8192 if causal, run 224-key tiles (wgmma_hd128_n224.cu)
+# where they read V^T from the workspace; where V is transposed in shared memory (with
+# --no-workspace), hd128's 192-key kernel runs them (docs/PERF.md w102):
 # above, (1,2,2,4097,4097,128) from the workspace (33 repeats) and (1,8,8,64,4097,128) from it
 # too since w63 (one wave: its 8 query tiles' 152 key tiles split over every SM, up to 17
-# segments a tile; transposing V with --no-workspace), both without the mask; below, (1,32,1,150,8200,128) in both runs, from the workspace (64
-# repeats; transposing V with --no-workspace), 8200 keys = 36 tiles of 224 and 136 more.
+# segments a tile), both without the mask; below, (1,32,1,150,8200,128) in both runs, from the
+# workspace (64 repeats), 8200 keys = 36 tiles of 224 and 136 more.
 # Without the mask and with the workspace these split their last round of query tiles over the
 # grid (split.cuh, on an H100's 132 SMs): (2,16,4,1000,1000,64) 60 tiles of 8 key tiles,
 # (1,32,1,150,8200,128) its one round of 64 tiles of 37, (2,10,5,1100,2000,256) 48 of 16 and

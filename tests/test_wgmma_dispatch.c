@@ -28,19 +28,27 @@ static const char *symbol(const fp8attn_kernel_entry_t *k)
     return k ? k->symbol : "NULL";
 }
 
-/* The kernels the variant picks for p without a workspace and with one. */
-static void expect(int b, int h, int h_kv, int s, int d, int causal, const char *want,
-                   const char *want_ws)
+/* The kernels the variant picks for (b, h, h_kv, sq queries, sk keys, d) without a workspace and
+ * with one. */
+static void expect_qk(int b, int h, int h_kv, int sq, int sk, int d, int causal, const char *want,
+                      const char *want_ws)
 {
-    fp8attn_params_t p = test_params_bhsd(b, h, h_kv, s, s, d);
+    fp8attn_params_t p = test_params_bhsd(b, h, h_kv, sq, sk, d);
     p.causal = causal;
     const fp8attn_device_info_t dev = hopper(132);
     fp8attn_status_t st;
     const char *got = symbol(fp8attn_variant_wgmma.kernel_for(&p, &dev, &st));
     const char *got_ws = symbol(fp8attn_variant_wgmma.kernel_for_ws(&p, &dev, &st));
     CHECK(!strcmp(got, want) && !strcmp(got_ws, want_ws),
-          "(%d,%d/%d,%d,%d)%s on 132 SMs: %s / with a workspace %s, want %s / %s", b, h, h_kv, s,
-          d, causal ? " causal" : "", got, got_ws, want, want_ws);
+          "(%d,%d/%d,%d,%d,%d)%s on 132 SMs: %s / with a workspace %s, want %s / %s", b, h, h_kv,
+          sq, sk, d, causal ? " causal" : "", got, got_ws, want, want_ws);
+}
+
+/* expect_qk with as many queries as keys */
+static void expect(int b, int h, int h_kv, int s, int d, int causal, const char *want,
+                   const char *want_ws)
+{
+    expect_qk(b, h, h_kv, s, s, d, causal, want, want_ws);
 }
 
 #define HD128 "fp8attn_wgmma_hd128"
@@ -65,10 +73,21 @@ static void named_cases(void)
     expect(36, 16, 16, 448, 128, 0, N224, N224);          /* 448 against 576 */
     expect(80, 16, 16, 200, 128, 0, N224, N224);          /* one tile against two */
     expect(32, 16, 16, 512, 128, 0, HD128, HD128);        /* 672 against 576 */
-    /* from 4096 keys (8192 causal) the ranges give the 224-key tiles */
-    expect(4, 16, 16, 4096, 128, 0, N224, N224 "_vt");
-    expect(1, 16, 16, 16384, 128, 0, N224, N224 "_vt");
-    expect(1, 16, 16, 16384, 128, 1, N224, N224 "_vt");
+    /* from 4096 keys (8192 causal) the ranges give the 224-key tiles, on the _vt kernel only:
+     * where V is transposed in shared memory, hd128's 192-key kernel (RANGE_VT_ONLY, w102) */
+    expect(4, 16, 16, 4096, 128, 0, HD128, N224 "_vt");
+    expect(1, 16, 16, 16384, 128, 0, HD128, N224 "_vt");
+    expect(1, 16, 16, 16384, 128, 1, HD128, N224 "_vt");
+    expect(2, 16, 16, 8192, 128, 1, HD128, N224 "_vt");
+    expect(4, 16, 16, 4096, 128, 1, HD128, HD128 "_vt"); /* causal below 8192: hd128 */
+    expect(4, 16, 16, 6000, 128, 0, HD128, N224 "_vt");   /* 6048 keys against 6144, 1.6 %: no pad rule */
+    /* one wave against long keys: with a workspace, hd128_n224_vt where its split pays (w63, w65),
+     * else the general instance, whose own model may take hd128_vt's split */
+    expect_qk(1, 8, 8, 512, 16384, 128, 0, HD128, N224 "_vt");
+    expect_qk(1, 8, 8, 512, 16384, 128, 1, HD128, HD128); /* never split under the mask */
+    expect_qk(2, 16, 16, 256, 4096, 128, 0, HD128, HD128);
+    expect_qk(1, 16, 16, 512, 8192, 128, 0, HD128, N224 "_vt");
+    expect_qk(1, 16, 16, 512, 4096, 128, 0, HD128, HD128);
     /* never under the mask */
     expect(16, 16, 16, 1024, 128, 1, HD128, HD128);
     expect(9, 16, 16, 1792, 128, 1, HD128, HD128);

@@ -2,7 +2,8 @@
  * sm_90a image, strides TMA can encode), which instance runs them (one general instance per head
  * dim, wgmma_hd<D>.cu, and instances for ranges of problems: wgmma_hd64_m128.cu for one-wave and
  * short causal hd64 problems, wgmma_hd64_n160.cu for causal hd64 problems of 1k-4k keys,
- * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal; without the mask,
+ * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, 8k if causal, where its _vt kernel
+ * runs (else the general instance: instance_for_call); without the mask,
  * hd128_n224 where its tiles cover fewer keys and hd64_n160 where its cover no more: pad_rule;
  * given a workspace, one-wave hd64 problems may take the general instance's split instead:
  * instance_for_call), and what a workspace buys (workspace_use: V^T through it, use_vt_pass, or
@@ -67,6 +68,19 @@ WGMMA_DECLARE(hd128_n224)
 #endif
 #ifndef WGMMA_HD128_N224_CAUSAL_MIN_SK
 #define WGMMA_HD128_N224_CAUSAL_MIN_SK 8192
+#endif
+/* WGMMA_HD128_N224_RANGE_VT_ONLY 1 (default): those ranges hold where the call runs
+ * hd128_n224's _vt kernel. Where it would transpose V (no workspace, or too few query tiles per V
+ * tile to write V^T), the general hd128 instance runs instead, which there transposes V too
+ * (or, where its own rule says so, writes V^T: a one-wave problem whose split pays on hd128_vt
+ * but not on hd128_n224_vt). hd128's 192-key transposing kernel's transposer is
+ * transpose_blocks, hd128_n224's the older run-time-warp form (w87: the faster one spills there).
+ * H200, without a workspace, time with 224-key tiles / with 192-key tiles (docs/PERF.md w102):
+ * (4,16,4096,128) 1.029, (2,16,8192,128) 1.020, causal 1.029, (1,16,16384,128) 1.008 and 1.019,
+ * causal 1.026. The pad rule below still takes hd128_n224's transposing kernel where its tiles
+ * cover at least 10 % fewer keys. 0: the ranges alone (A/B builds). */
+#ifndef WGMMA_HD128_N224_RANGE_VT_ONLY
+#define WGMMA_HD128_N224_RANGE_VT_ONLY 1
 #endif
 
 /* The pad rule: a problem without the mask, of more than one wave, that instance_for_problem gives
@@ -146,33 +160,35 @@ typedef struct {
     int pad_vt_ties;   /* 1: on the _vt kernels the pad rule takes it where it covers as many */
     sk_range_t plain;  /* runs problems without the causal mask whose seqlen_k is in the range */
     sk_range_t causal; /* the same for causal problems */
+    int range_vt_only; /* 1: the ranges hold only where the call runs its _vt kernel; elsewhere
+                        * the general instance runs (instance_for_call) */
 } wgmma_instance_t;
 
 /* instance_for_problem takes the first that fits: the ranges must not overlap per head dim */
 static const wgmma_instance_t k_instances[] = {
     {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, &fp8attn_wgmma_rows_hd64,
      &fp8attn_wgmma_bn_hd64, &fp8attn_wgmma_split_bn_hd64, &fp8attn_wgmma_split_bn_tr_hd64,
-     fp8attn_wgmma_launch_hd64, 0, -1, 0, {0, 0}, {0, 0}},
+     fp8attn_wgmma_launch_hd64, 0, -1, 0, {0, 0}, {0, 0}, 0},
     {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, &fp8attn_wgmma_rows_hd128,
      &fp8attn_wgmma_bn_hd128, &fp8attn_wgmma_split_bn_hd128, &fp8attn_wgmma_split_bn_tr_hd128,
-     fp8attn_wgmma_launch_hd128, 0, -1, 0, {0, 0}, {0, 0}},
+     fp8attn_wgmma_launch_hd128, 0, -1, 0, {0, 0}, {0, 0}, 0},
     {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
      &fp8attn_wgmma_bn_hd256, &fp8attn_wgmma_split_bn_hd256, &fp8attn_wgmma_split_bn_tr_hd256,
-     fp8attn_wgmma_launch_hd256, 0, -1, 0, {0, 0}, {0, 0}},
+     fp8attn_wgmma_launch_hd256, 0, -1, 0, {0, 0}, {0, 0}, 0},
     {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
      &fp8attn_wgmma_rows_hd64_m128, &fp8attn_wgmma_bn_hd64_m128, &fp8attn_wgmma_split_bn_hd64_m128,
      &fp8attn_wgmma_split_bn_tr_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE,
-     -1, 0, {0, WGMMA_HD64_M128_MAX_SK}, {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}},
+     -1, 0, {0, WGMMA_HD64_M128_MAX_SK}, {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}, 0},
     {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt,
      &fp8attn_wgmma_rows_hd64_n160, &fp8attn_wgmma_bn_hd64_n160, &fp8attn_wgmma_split_bn_hd64_n160,
      &fp8attn_wgmma_split_bn_tr_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, WGMMA_HD64_N160_PAD_PCT,
-     WGMMA_HD64_PAD_VT_TIES, {0, 0}, {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}},
+     WGMMA_HD64_PAD_VT_TIES, {0, 0}, {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}, 0},
     {fp8attn_wgmma_entry_hd128_n224, fp8attn_wgmma_entry_hd128_n224_vt,
      &fp8attn_wgmma_rows_hd128_n224, &fp8attn_wgmma_bn_hd128_n224,
      &fp8attn_wgmma_split_bn_hd128_n224, &fp8attn_wgmma_split_bn_tr_hd128_n224,
      fp8attn_wgmma_launch_hd128_n224, 0, WGMMA_HD128_N224_PAD_PCT, WGMMA_HD128_PAD_VT_TIES,
      {WGMMA_HD128_N224_MIN_SK, INT32_MAX},
-     {WGMMA_HD128_N224_CAUSAL_MIN_SK, INT32_MAX}},
+     {WGMMA_HD128_N224_CAUSAL_MIN_SK, INT32_MAX}, WGMMA_HD128_N224_RANGE_VT_ONLY},
 };
 #define N_INSTANCES ((int)(sizeof k_instances / sizeof k_instances[0]))
 
@@ -549,12 +565,22 @@ static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count,
     return pad_w * 100 <= pad_in * (100 - w->pad_pct) ? w : in;
 }
 
-/* The instance for p: instance_for_problem's, or pad_rule's, but, with a workspace (with_ws),
- * the general instance in place of a one-wave one where its split pays by the model above. */
+/* Whether a call on `in` (with_ws: given a workspace) runs its _vt kernel. */
+static bool runs_vt(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count, int with_ws)
+{
+    fp8attn_wgmma_split_t split;
+    return with_ws && workspace_use(p, in, sm_count, &split) == WS_VT;
+}
+
+/* The instance for p: instance_for_problem's (but the general one in place of a range_vt_only
+ * instance whose call would transpose V), or pad_rule's, but, with a workspace (with_ws), the
+ * general instance in place of a one-wave one where its split pays by the model above. */
 static const wgmma_instance_t *instance_for_call(const fp8attn_params_t *p, int sm_count,
                                                  int with_ws)
 {
     const wgmma_instance_t *in = instance_for_problem(p, sm_count);
+    if (in && in->range_vt_only && !runs_vt(p, in, sm_count, with_ws))
+        in = instance_for(p->head_dim); /* its _vt kernel where that one runs, else it transposes */
     if (in) in = pad_rule(p, sm_count, with_ws, in);
     if (!with_ws || !in || !in->one_wave || p->causal || !WGMMA_HD64_SPLIT_GAIN_PCT) return in;
     const wgmma_instance_t *g = instance_for(p->head_dim);
