@@ -30,7 +30,8 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
 # (1,136,8,...) have more query tiles (144, 272) than an H100 has SMs, so some persistent blocks
 # walk more than one, and the causal run of the second takes the dynamic walk; the causal run of the first
 # takes the 128-row hd64 instance. (1,32,1,64,4100,128) runs hd128's 224-key tiles without the mask (32
-# repeats: from the workspace), (1,2,1,100,8200,128) both causal and not (transposing V).)
+# repeats: from the workspace); (1,2,1,100,8200,128), transposing V, hd128's 192-key kernel,
+# causal and not (docs/PERF.md w102).)
 # (1,136,34,400,150,128) causal: the first 250 rows see no key, so blocks walk query tiles with
 # keys and without, one after the other; 4 query tiles x 4 query heads per kv head = 16 repeats
 # keep it on hd128's transposing kernel, which runs the cross-tile overlap (consume_cross,

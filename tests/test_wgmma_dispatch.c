@@ -2,7 +2,8 @@
  * kernel_for_ws and workspace_size (src/kernels/wgmma/wgmma_variant.cu) for a described sm_90
  * device of 132 SMs (an H100 SXM), so that CI checks the dispatch rules that
  * test_gpu_dispatch.c checks only on a GPU (and with the GPU's own SM count). Named cases: the
- * pad rule (docs/PERF.md w85) and its bounds (causal, one wave, the grid's shapes). Then, over a
+ * pad rule (docs/PERF.md w85) and its bounds (causal, one wave, the grid's shapes), and hd128's
+ * 224-key range, which holds where V^T comes from the workspace (w102). Then, over a
  * sweep of problems and SM counts, what the rest of the library counts on: a kernel for every
  * problem, of its head dim; and where no workspace is asked for (workspace_size 0), the same
  * kernel with and without one, never a _vt kernel. */
@@ -79,15 +80,18 @@ static void named_cases(void)
     expect(1, 16, 16, 16384, 128, 0, HD128, N224 "_vt");
     expect(1, 16, 16, 16384, 128, 1, HD128, N224 "_vt");
     expect(2, 16, 16, 8192, 128, 1, HD128, N224 "_vt");
-    expect(4, 16, 16, 4096, 128, 1, HD128, HD128 "_vt"); /* causal below 8192: hd128 */
-    expect(4, 16, 16, 6000, 128, 0, HD128, N224 "_vt");   /* 6048 keys against 6144, 1.6 %: no pad rule */
-    /* one wave against long keys: with a workspace, hd128_n224_vt where its split pays (w63, w65),
-     * else the general instance, whose own model may take hd128_vt's split */
+    expect(4, 16, 16, 4096, 128, 1, HD128, HD128 "_vt"); /* causal below 8192 */
+    expect(4, 16, 16, 6000, 128, 0, HD128, N224 "_vt");  /* 6048 keys against 6144: no pad rule */
+    /* one wave against long keys: with a workspace, hd128_n224_vt where its split pays (w63,
+     * w65); where it would transpose V, hd128's transposing kernel, with a workspace or without */
     expect_qk(1, 8, 8, 512, 16384, 128, 0, HD128, N224 "_vt");
     expect_qk(1, 8, 8, 512, 16384, 128, 1, HD128, HD128); /* never split under the mask */
     expect_qk(2, 16, 16, 256, 4096, 128, 0, HD128, HD128);
     expect_qk(1, 16, 16, 512, 8192, 128, 0, HD128, N224 "_vt");
     expect_qk(1, 16, 16, 512, 4096, 128, 0, HD128, HD128);
+    /* but hd128_n224's transposing kernel, and no workspace, where only hd128_vt's split would
+     * pay: 6 query tiles of 19 key tiles of 224 are fewer than 132 SMs, of 22 of 192 not */
+    expect_qk(1, 1, 1, 700, 4096, 128, 0, N224, N224);
     /* never under the mask */
     expect(16, 16, 16, 1024, 128, 1, HD128, HD128);
     expect(9, 16, 16, 1792, 128, 1, HD128, HD128);

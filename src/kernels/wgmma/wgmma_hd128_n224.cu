@@ -19,14 +19,15 @@
 typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1, false, false, true, WGMMA_HD128_N224_TBATCH,
                   0>
     wg_cfg_hd128_n224;
-/* The _vt kernel: its producer is one thread issuing loads. At 40 registers the consumers get 232;
- * with the cross-tile overlap (CROSS) they spilled 16 bytes in session 17's build, but session 37's
- * (CUDA 13.0) compiles CROSS at 40 with no spill and no serialisation (33 QGMMA, 6 waits), not yet
- * measured there. At 24 (consumers 240) the overlap measured no faster without the mask and +1.3-1.4
- * % against 24 alone at 8k-16k causal, and 24 alone 0.5-2.6 % slower than 40 (docs/PERF.md w37, w96).
- * CROSS excludes the split tail, so it could only serve causal problems. Both stay A/B switches. Its epilogue writes O
- * through shared memory with stmatrix and a TMA store (EPI_TMA; stmatrix instead of quad
- * transposes there: +2.2 % at (2,16,8192,128) causal, +1.2 % at 16k causal, docs/PERF.md w39). */
+/* The _vt kernel: its producer is one thread issuing loads. At 40 registers the consumers get
+ * 232; with the cross-tile overlap (CROSS) they spilled 16 bytes in session 17's build, but
+ * session 37's (CUDA 13.0) compiles CROSS at 40 with no spill and no serialisation (33 QGMMA,
+ * 6 waits), not yet measured there. At 24 (consumers 240) the overlap measured no faster without
+ * the mask, +1.3-1.4 % against 24 alone at 8k-16k causal, and 24 alone 0.5-2.6 % slower than 40
+ * (docs/PERF.md w37, w96). CROSS excludes the split tail, so it could serve causal problems
+ * only. Both stay A/B switches. Its epilogue writes O through shared memory with stmatrix and a
+ * TMA store (EPI_TMA; stmatrix instead of quad transposes there: +2.2 % at (2,16,8192,128)
+ * causal, +1.2 % at 16k causal, docs/PERF.md w39). */
 #ifndef WGMMA_HD128_N224_VT_PREGS
 #define WGMMA_HD128_N224_VT_PREGS WGMMA_HD128_N224_PREGS
 #endif

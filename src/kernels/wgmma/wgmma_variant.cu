@@ -71,14 +71,17 @@ WGMMA_DECLARE(hd128_n224)
 #endif
 /* WGMMA_HD128_N224_RANGE_VT_ONLY 1 (default): those ranges hold where the call runs
  * hd128_n224's _vt kernel. Where it would transpose V (no workspace, or too few query tiles per V
- * tile to write V^T), the general hd128 instance runs instead, which there transposes V too
- * (or, where its own rule says so, writes V^T: a one-wave problem whose split pays on hd128_vt
- * but not on hd128_n224_vt). hd128's 192-key transposing kernel's transposer is
- * transpose_blocks, hd128_n224's the older run-time-warp form (w87: the faster one spills there).
- * H200, without a workspace, time with 224-key tiles / with 192-key tiles (docs/PERF.md w102):
- * (4,16,4096,128) 1.029, (2,16,8192,128) 1.020, causal 1.029, (1,16,16384,128) 1.008 and 1.019,
- * causal 1.026. The pad rule below still takes hd128_n224's transposing kernel where its tiles
- * cover at least 10 % fewer keys. 0: the ranges alone (A/B builds). */
+ * tile to write V^T), hd128's 192-key transposing kernel runs instead, wherever hd128 would
+ * transpose V too given a workspace (instance_for_call). Not so: a one-wave problem whose split
+ * pays on hd128_vt but not on hd128_n224_vt (e.g. (1,1,1,700,4096,128), whose 114 key tiles of
+ * 224 are fewer than 132 SMs), which keeps hd128_n224's transposing kernel and no workspace, as
+ * before. hd128's transposer is transpose_blocks, hd128_n224's the older run-time-warp form (w87:
+ * the faster one spills there). H200, without a workspace, time with 224-key tiles / with
+ * 192-key tiles (docs/PERF.md w102): (4,16,4096,128) 1.029, (2,16,8192,128) 1.020, causal 1.029,
+ * (1,16,16384,128) 1.008 and 1.019, causal 1.026. The pad rule then sees the general instance:
+ * at its 10 % margin (WGMMA_HD128_PAD_TR_PCT) it cannot take hd128_n224's transposing kernel
+ * back from 4096 keys (the two tiles' padding differs by less above ~1910 keys); an A/B build
+ * with a margin below ~5 % could. 0: the ranges alone (A/B builds). */
 #ifndef WGMMA_HD128_N224_RANGE_VT_ONLY
 #define WGMMA_HD128_N224_RANGE_VT_ONLY 1
 #endif
@@ -566,21 +569,28 @@ static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count,
 }
 
 /* Whether a call on `in` (with_ws: given a workspace) runs its _vt kernel. */
-static bool runs_vt(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count, int with_ws)
+static bool runs_vt(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count,
+                    int with_ws)
 {
     fp8attn_wgmma_split_t split;
     return with_ws && workspace_use(p, in, sm_count, &split) == WS_VT;
 }
 
 /* The instance for p: instance_for_problem's (but the general one in place of a range_vt_only
- * instance whose call would transpose V), or pad_rule's, but, with a workspace (with_ws), the
+ * instance where both would transpose V), or pad_rule's, but, with a workspace (with_ws), the
  * general instance in place of a one-wave one where its split pays by the model above. */
 static const wgmma_instance_t *instance_for_call(const fp8attn_params_t *p, int sm_count,
                                                  int with_ws)
 {
     const wgmma_instance_t *in = instance_for_problem(p, sm_count);
-    if (in && in->range_vt_only && !runs_vt(p, in, sm_count, with_ws))
-        in = instance_for(p->head_dim); /* its _vt kernel where that one runs, else it transposes */
+    if (in && in->range_vt_only && !runs_vt(p, in, sm_count, with_ws)) {
+        /* `in` would transpose V: the general instance instead, which then transposes V too, but
+         * where given a workspace `in` would still transpose V and the general one write V^T (a
+         * one-wave split): there `in` stays, with a workspace or without, so that a problem that
+         * asks for no workspace runs the same kernel either way */
+        const wgmma_instance_t *g = instance_for(p->head_dim);
+        if (g && (runs_vt(p, in, sm_count, 1) || !runs_vt(p, g, sm_count, 1))) in = g;
+    }
     if (in) in = pad_rule(p, sm_count, with_ws, in);
     if (!with_ws || !in || !in->one_wave || p->causal || !WGMMA_HD64_SPLIT_GAIN_PCT) return in;
     const wgmma_instance_t *g = instance_for(p->head_dim);
