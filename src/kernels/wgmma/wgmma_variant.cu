@@ -95,7 +95,8 @@ WGMMA_DECLARE(hd128_n224)
  * One-wave problems are timed by the split tail's plan, not the keys covered, and none was
  * measured.
  * WGMMA_HD128_PAD_RULE 1 (default): hd128 below WGMMA_HD128_N224_MIN_SK keys (from there the
- * ranges give n224); transposing: 10 % (hd128_n224's transposer is the older run-time-warp form,
+ * ranges give n224 where it reads V^T, RANGE_VT_ONLY above, and at 10 % the rule cannot take
+ * it elsewhere); transposing: 10 % (hd128_n224's transposer is the older run-time-warp form,
  * not transpose_blocks). H100, 16k tokens of 16 heads, time with 192-key tiles / with 224-key
  * tiles (docs/PERF.md w85), the covered keys' ratio in brackets:
  *   _vt:         1024 keys 1.022 (1.029), 1280 0.999 (1.000), 1536 0.971 (0.980), 1792 1.075
@@ -549,7 +550,8 @@ static int64_t padded_keys(const wgmma_instance_t *in, int seqlen_k)
     return ((int64_t)seqlen_k + *in->bn - 1) / *in->bn * *in->bn;
 }
 
-/* The pad rule's choice for p, which instance_for_problem gives `in`. */
+/* The pad rule's choice for p, which instance_for_problem gives `in` (or instance_for_call, in
+ * place of a range_vt_only instance that would transpose V). */
 static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count, int with_ws,
                                         const wgmma_instance_t *in)
 {
