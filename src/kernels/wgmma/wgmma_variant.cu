@@ -570,12 +570,11 @@ static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count,
     return pad_w * 100 <= pad_in * (100 - w->pad_pct) ? w : in;
 }
 
-/* Whether a call on `in` (with_ws: given a workspace) runs its _vt kernel. */
-static bool runs_vt(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count,
-                    int with_ws)
+/* Whether a call on `in` given a workspace runs its _vt kernel. */
+static bool runs_vt(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count)
 {
     fp8attn_wgmma_split_t split;
-    return with_ws && workspace_use(p, in, sm_count, &split) == WS_VT;
+    return workspace_use(p, in, sm_count, &split) == WS_VT;
 }
 
 /* The instance for p: instance_for_problem's (but the general one in place of a range_vt_only
@@ -585,13 +584,14 @@ static const wgmma_instance_t *instance_for_call(const fp8attn_params_t *p, int 
                                                  int with_ws)
 {
     const wgmma_instance_t *in = instance_for_problem(p, sm_count);
-    if (in && in->range_vt_only && !runs_vt(p, in, sm_count, with_ws)) {
-        /* `in` would transpose V: the general instance instead, which then transposes V too, but
-         * where given a workspace `in` would still transpose V and the general one write V^T (a
-         * one-wave split): there `in` stays, with a workspace or without, so that a problem that
+    if (in && in->range_vt_only) {
+        /* where `in` would transpose V, the general instance instead, which then transposes V
+         * too; but where given a workspace `in` would still transpose V and the general one write
+         * V^T (a one-wave split), `in` stays, with a workspace or without, so that a problem that
          * asks for no workspace runs the same kernel either way */
+        const bool in_vt = runs_vt(p, in, sm_count);
         const wgmma_instance_t *g = instance_for(p->head_dim);
-        if (g && (runs_vt(p, in, sm_count, 1) || !runs_vt(p, g, sm_count, 1))) in = g;
+        if (g && !(with_ws && in_vt) && (in_vt || !runs_vt(p, g, sm_count))) in = g;
     }
     if (in) in = pad_rule(p, sm_count, with_ws, in);
     if (!with_ws || !in || !in->one_wave || p->causal || !WGMMA_HD64_SPLIT_GAIN_PCT) return in;
