@@ -5,8 +5,9 @@
  * pad rule (docs/PERF.md w85) and its bounds (causal, one wave, the grid's shapes), and hd128's
  * 224-key range, which holds where V^T comes from the workspace (w102). Then, over a
  * sweep of problems and SM counts, what the rest of the library counts on: a kernel for every
- * problem, of its head dim; and where no workspace is asked for (workspace_size 0), the same
- * kernel with and without one, never a _vt kernel. */
+ * problem, of its head dim; where no workspace is asked for (workspace_size 0), the same
+ * kernel with and without one, never a _vt kernel; and given one, the same instance or a pair
+ * that include/fp8attn.h names (the output without a workspace differs in the last bits there). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -135,6 +136,20 @@ static void check_problem(const fp8attn_device_info_t *dev, const int bh[3], int
     CHECK(ws > 0 || (k == kw && !vt),
           "(%d,%d/%d,%d,%d) causal %d, %d SMs: no workspace asked, but %s / %s", bh[0], bh[1],
           bh[2], s, d, causal, dev->sm_count, symbol(k), symbol(kw));
+    /* Given a workspace, the same instance (its _vt kernel or the same one), whose output is the
+     * same bit for bit unless it splits, or one of the pairs include/fp8attn.h names: hd128's
+     * 224-key _vt kernel where 192-key tiles run without it; hd64's one-wave 192-row blocks,
+     * which split, where the 128-row ones run without it */
+    if (k && kw) {
+        char same_vt[96];
+        snprintf(same_vt, sizeof same_vt, "%s_vt", k->symbol);
+        CHECK(kw == k || !strcmp(kw->symbol, same_vt) ||
+                  (!strcmp(k->symbol, HD128) && !strcmp(kw->symbol, N224 "_vt")) ||
+                  (!strcmp(k->symbol, HD64 "_m128") && !strcmp(kw->symbol, HD64 "_vt")),
+              "(%d,%d/%d,%d,%d) causal %d, %d SMs: %s without a workspace, %s with one: other "
+              "tiles than the header says",
+              bh[0], bh[1], bh[2], s, d, causal, dev->sm_count, symbol(k), symbol(kw));
+    }
 }
 
 /* check_problem over head dims, masks, seqlens, batch and heads, and SM counts. */

@@ -180,6 +180,7 @@ def _declare(L):
         "fp8attn_forward_workspace_size": ([vp, C.c_char_p, C.POINTER(C.c_size_t)], cint),
         "fp8attn_forward_ws": ([vp, C.c_char_p, vp, C.c_size_t, vp], cint),
         "fp8attn_forward_kernel": ([vp, C.c_char_p], C.c_char_p),
+        "fp8attn_forward_ws_kernel": ([vp, C.c_char_p, cint], C.c_char_p),
         "fp8attn_variant_count": ([], cint),
         "fp8attn_variant_name": ([cint], C.c_char_p),
         "fp8attn_float_to_e4m3": ([C.c_float], C.c_uint8),

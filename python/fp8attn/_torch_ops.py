@@ -12,8 +12,9 @@ the caching allocator (outputs, workspaces) and never synchronises.
 On the GPU, attention asks the library how much scratch its kernel can use
 (fp8attn_forward_workspace_size: 0 except for the Hopper kernels on long sequences) and, when
 it is more than 0, passes that much from the caching allocator to fp8attn_forward_ws, which
-makes those kernels faster with the same output bit for bit, except where the kernel splits the
-last round of query tiles (no causal mask: the last bits differ, the error is the same).
+makes those kernels faster with the same error against fp64. The output is the same bit for bit
+on every call; it equals the output without a workspace only where both run the same key tiles
+and the kernel does not split the last round of query tiles (include/fp8attn.h).
 """
 import ctypes as C
 import threading
@@ -248,7 +249,7 @@ def _forward_cuda(addr, dev, stream):
     """fp8attn_forward_ws of the packed params at `addr` on `stream` (the current device must be
     the tensors' device `dev`), with a workspace of fp8attn_forward_workspace_size bytes when the
     kernel it picks can use one (the Hopper kernels on long sequences: V^T written once per call;
-    the output is the same bit for bit, but where the last round of query tiles is split). The
+    the same output on every call; include/fp8attn.h says where it differs without one). The
     workspace comes from the caching allocator on dev's current stream, which the kernel runs
     on: freed on return, its memory goes to later work of that stream only, after this kernel in
     stream order; inside CUDA-graph capture it comes from the graph's pool. No synchronisation.

@@ -2,8 +2,9 @@
 for every head dim, causal and not, GQA, BSHD and BHSD, non-contiguous views (kernel gates of
 docs/GATES.md); torch.compile(fullgraph=True); CUDA-graph capture and replay equal to eager; a
 non-default stream; the workspace the package passes on Hopper (output bit-identical without
-it, but where the kernel splits the last round of query tiles: within the gates and the same
-on every call; in a CUDA graph; wrong ones refused with the library's message); quantize on the GPU
+it where the same key tiles run unsplit; where other tiles run or the kernel splits the last
+round of query tiles, within the gates and the same on every call; in a CUDA graph; wrong ones
+refused with the library's message); quantize on the GPU
 bit-identical to the CPU; FA3's flash_attn_func beside ours when it is importable. SKIP without
 torch or a GPU (tests/python.cmake, python_gpu; run on a GPU machine by
 tests/python/device_run.sh)."""
@@ -262,12 +263,16 @@ def test_other_current_device_index_is_used():
     assert torch.equal(o, fp8attn.attention(q, k, v, q_descale=dq, k_descale=dk, v_descale=dv))
 
 
-# ---- the workspace (fp8attn_forward_ws): the package passes one, the output does not change ----
+# ---- the workspace (fp8attn_forward_ws): the package passes one; where it changes the output ----
 
 # (B, h_q, h_kv, S, D, causal): long enough that the Hopper kernels (wgmma) take a workspace for
 # V^T (query tiles x h_q / h_kv >= 32) and are the default (not a small one-wave problem)
 WS_CASES = [(1, 4, 4, 4096, 128, False), (2, 8, 2, 1024, 128, True), (1, 8, 2, 2048, 64, False),
-            (1, 2, 1, 4096, 256, True)]
+            (1, 2, 1, 4096, 256, True), (4, 16, 16, 1024, 128, False)]
+# Those whose kernel takes other key tiles given the workspace than without it on Hopper's 132
+# SMs, none of them split: hd128's 224-key tiles on the _vt kernel against 192 without (from 4096
+# keys: docs/PERF.md w102; 1024 keys by the pad rule's margins: w85)
+WS_OTHER_TILES = {(1, 4, 4, 4096, 128, False), (4, 16, 16, 1024, 128, False)}
 
 
 def _hopper():
@@ -310,17 +315,31 @@ def _sm_count():
     return torch.cuda.get_device_properties(DEV).multi_processor_count
 
 
+def _ws_kernels(p):
+    """The kernels fp8attn_forward_ws runs for p without a workspace and with one (names)."""
+    import ctypes
+    import fp8attn._lib as L
+    f = L.lib().fp8attn_forward_ws_kernel
+    return tuple((f(ctypes.byref(p), None, w) or b"?").decode() for w in (0, 1))
+
+
 @cuda_only
 @pytest.mark.parametrize("B,Hq,Hkv,S,D,causal", WS_CASES)
-def test_workspace_output_bit_identical(B, Hq, Hkv, S, D, causal):
+def test_workspace_output(B, Hq, Hkv, S, D, causal):
     """fp8attn.attention (which passes a workspace when the size query says > 0: on Hopper here)
-    equals, bit for bit, the C API's fp8attn_forward_ws with no workspace (NULL, 0) and with a
-    poisoned one of exactly the size asked for. (On 132 SMs, an H100 SXM's or H200's, none of
-    these cases splits its last round of query tiles, which changes the last bits:
-    test_split_tail; on another SM count the non-causal ones might.)"""
+    equals, bit for bit, the C API's fp8attn_forward_ws with a poisoned workspace of exactly the
+    size asked for, and allocates only the output and that workspace. Without a workspace (NULL,
+    0) the output is the same bit for bit where the kernel is the same instance (its name, or it
+    with "_vt"), and where it is not (other key tiles: WS_OTHER_TILES on 132 SMs) both pass the
+    kernel gates against fp64. (On 132 SMs, an H100 SXM's or H200's, none of these cases splits
+    its last round of query tiles, which changes the last bits too: test_split_tail; on another
+    SM count the non-causal ones might.)"""
     if _hopper() and not causal and _sm_count() != 132:
         pytest.skip("the split tail's plan depends on the SM count; these cases are chosen for 132")
-    q, k, v, dq, dk, dv = _ws_problem(B, Hq, Hkv, S, D, 90 + D + Hkv)
+    seed = 90 + D + Hkv
+    q, dq, rq = make("bshd", B, Hq, S, D, seed, "head", "contiguous")
+    k, dk, rk = make("bshd", B, Hkv, S, D, seed + 1, "head", "contiguous")
+    v, dv, rv = make("bshd", B, Hkv, S, D, seed + 2, "head", "contiguous")
     fp8attn.attention(q, k, v, causal=causal, q_descale=dq, k_descale=dk, v_descale=dv)  # warm
     torch.cuda.synchronize()
     before = torch.cuda.memory_stats(DEV).get("allocation.all.allocated", 0)
@@ -333,15 +352,26 @@ def test_workspace_output_bit_identical(B, Hq, Hkv, S, D, causal):
         assert size > 0, "no workspace asked for on Hopper: this case tests nothing"
     assert allocs == 1 + (size > 0), "allocations in the call: %d (the output%s)" % (
         allocs, " and a workspace of %d bytes" % size if size else "")
-    _forward_ws(p, None, 0)
-    torch.cuda.synchronize()
-    assert torch.equal(o, ref), "with the package's workspace (%d bytes) != without" % size
     if size:
         ws = torch.full((size,), 0xFF, dtype=torch.uint8, device=DEV)  # NaN codes, 0xFF bytes
-        ref2 = torch.full_like(o, float("nan"))
-        _forward_ws(_c_params(q, k, v, dq, dk, dv, ref2, causal), ws.data_ptr(), size)
+        out_ws = torch.full_like(o, float("nan"))
+        _forward_ws(_c_params(q, k, v, dq, dk, dv, out_ws, causal), ws.data_ptr(), size)
         torch.cuda.synchronize()
-        assert torch.equal(o, ref2), "a poisoned workspace changed the output"
+        assert torch.equal(o, out_ws), "a poisoned workspace changed the output"
+    _forward_ws(p, None, 0)
+    torch.cuda.synchronize()
+    plain, with_ws = _ws_kernels(p)
+    same = with_ws in (plain, plain + "_vt")
+    if _hopper() and _sm_count() == 132:
+        assert same != ((B, Hq, Hkv, S, D, causal) in WS_OTHER_TILES), \
+            "kernels %s / %s with the workspace: not the instances this case is for" % (plain, with_ws)
+    if same:
+        assert torch.equal(o, ref), "with the package's workspace (%d bytes, %s) != without (%s)" % (
+            size, with_ws, plain)
+    else:
+        ro, rlse = reference(rq, rk, rv, causal, 1.0 / math.sqrt(D))
+        check_gates(o.permute(0, 2, 1, 3), None, ro, rlse, "with the workspace (%s)" % with_ws)
+        check_gates(ref.permute(0, 2, 1, 3), None, ro, rlse, "without it (%s)" % plain)
 
 
 @cuda_only
