@@ -43,7 +43,8 @@ static void expect_kernel(const fp8attn_params_t *p, const char *variant, const 
  * one that is not its kernel's, before it launches anything: each plan below is
  * hd128_n224_vt's plan for (1,16,16384,128) on 132 SMs (2048 tiles: a last round of 68 tiles of
  * 74 key tiles) with one field wrong, or the right plan where the kernel cannot split (the
- * mask, no workspace, the transposing kernel: hd128_n224's has two Q stages). The pointers are
+ * mask, whose _vtc kernel has two Q stages, no workspace, the transposing kernel: hd128_n224's
+ * has two Q stages too). The pointers are
  * never dereferenced: a launch would fault. */
 static void expect_split_refused(void)
 {
@@ -197,8 +198,8 @@ int main(void)
         p = problem(32, 8, 512, 256);
         expect_ws_kernel(&p, "fp8attn_wgmma_hd256");
         p = problem(1, 16, 16384, 128);
-        p.causal = 1;
-        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
+        p.causal = 1; /* the causal _vt kernel (cross-tile overlap, docs/PERF.md w103) */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vtc");
         p = problem(4, 16, 4096, 128); /* 32 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
         p.causal = 1;

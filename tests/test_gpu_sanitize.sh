@@ -23,7 +23,8 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
               --shape 1,136,8,300,200,128 --shape 1,140,140,300,100,256 --shape 1,48,48,512,300,256
               --shape 1,140,14,200,1200,64 --shape 1,100,10,200,1500,256
               --shape 1,70,2,300,4200,128 --shape 1,8,8,200,8300,256
-              --shape 1,140,140,64,2200,256 --shape 1,4,2,700,3000,64 --shape 8,16,16,200,200,128)
+              --shape 1,140,140,64,2200,256 --shape 1,4,2,700,3000,64 --shape 8,16,16,200,200,128
+              --shape 1,136,8,256,8200,128)
 # (1,8,1,512,700,128), (1,16,1,400,333,64), (1,8,1,512,300,256) and (1,136,8,200,300,128) reach 32
 # repeats, and (1,72,8,200,300,64) 18 on 144 blocks without the mask: with the tool's workspace
 # they run the counters' clear and the _vt kernels (the last only non-causal). (1,72,8,...) and
@@ -60,6 +61,9 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
 # (docs/PERF.md w67); causal, hd64_m128. (8,16,16,200,200,128) without the mask: hd128_n224's
 # transposing kernel, by the pad rule (one key tile of 224 against two of 192, 256 query tiles);
 # its other problems, those of 4096 keys and more, now take hd128's (docs/PERF.md w102).
+# (1,136,8,256,8200,128): causal, hd128_n224's causal _vt kernel (_vtc: the cross-tile overlap,
+# two Q stages; w103) on the dynamic walk (272 query tiles, 34 repeats); without the mask its _vt
+# kernel, splitting the last round (8 tiles of 37 key tiles over the grid).
 variants="reference-gpu mma-m64 mma-m128"
 "$bin" info | grep -qE '^  wgmma ' && variants="$variants wgmma"
 [ $# -gt 1 ] && variants="${*:2}" # by hand: only the variants named

@@ -79,8 +79,8 @@ static void named_cases(void)
      * where V is transposed in shared memory, hd128's 192-key kernel (RANGE_VT_ONLY, w102) */
     expect(4, 16, 16, 4096, 128, 0, HD128, N224 "_vt");
     expect(1, 16, 16, 16384, 128, 0, HD128, N224 "_vt");
-    expect(1, 16, 16, 16384, 128, 1, HD128, N224 "_vt");
-    expect(2, 16, 16, 8192, 128, 1, HD128, N224 "_vt");
+    expect(1, 16, 16, 16384, 128, 1, HD128, N224 "_vtc"); /* causal: its causal _vt kernel */
+    expect(2, 16, 16, 8192, 128, 1, HD128, N224 "_vtc");
     expect(4, 16, 16, 4096, 128, 1, HD128, HD128 "_vt"); /* causal below 8192 */
     expect(4, 16, 16, 6000, 128, 0, HD128, N224 "_vt");  /* 6048 keys against 6144: no pad rule */
     /* one wave against long keys: with a workspace, hd128_n224_vt where its split pays (w63,
@@ -136,19 +136,26 @@ static void check_problem(const fp8attn_device_info_t *dev, const int bh[3], int
     CHECK(ws > 0 || (k == kw && !vt),
           "(%d,%d/%d,%d,%d) causal %d, %d SMs: no workspace asked, but %s / %s", bh[0], bh[1],
           bh[2], s, d, causal, dev->sm_count, symbol(k), symbol(kw));
-    /* Given a workspace, the same instance (its _vt kernel or the same one), whose output is the
-     * same bit for bit unless it splits, or one of the pairs include/fp8attn.h names: hd128's
-     * 224-key _vt kernel where 192-key tiles run without it; hd64's one-wave 192-row blocks,
-     * which split, where the 128-row ones run without it */
+    /* Given a workspace, the same instance (its _vt or _vtc kernel or the same one), whose output
+     * is the same bit for bit unless it splits, or one of the pairs include/fp8attn.h names:
+     * hd128's 224-key _vt or _vtc kernel where 192-key tiles run without it; hd64's one-wave
+     * 192-row blocks, which split, where the 128-row ones run without it. A causal problem on
+     * an instance with a _vtc kernel runs that one, never its _vt kernel */
     if (k && kw) {
-        char same_vt[96];
+        char same_vt[96], same_vtc[96];
         snprintf(same_vt, sizeof same_vt, "%s_vt", k->symbol);
-        CHECK(kw == k || !strcmp(kw->symbol, same_vt) ||
-                  (!strcmp(k->symbol, HD128) && !strcmp(kw->symbol, N224 "_vt")) ||
+        snprintf(same_vtc, sizeof same_vtc, "%s_vtc", k->symbol);
+        CHECK(kw == k || !strcmp(kw->symbol, same_vt) || !strcmp(kw->symbol, same_vtc) ||
+                  (!strcmp(k->symbol, HD128) && (!strcmp(kw->symbol, N224 "_vt") ||
+                                                 !strcmp(kw->symbol, N224 "_vtc"))) ||
                   (!strcmp(k->symbol, HD64 "_m128") && !strcmp(kw->symbol, HD64 "_vt")),
               "(%d,%d/%d,%d,%d) causal %d, %d SMs: %s without a workspace, %s with one: other "
               "tiles than the header says",
               bh[0], bh[1], bh[2], s, d, causal, dev->sm_count, symbol(k), symbol(kw));
+        CHECK(!(causal && !strcmp(kw->symbol, N224 "_vt")) &&
+                  !(!causal && strstr(kw->symbol, "_vtc") != NULL),
+              "(%d,%d/%d,%d,%d) causal %d, %d SMs: %s with a workspace", bh[0], bh[1], bh[2], s,
+              d, causal, dev->sm_count, symbol(kw));
     }
 }
 

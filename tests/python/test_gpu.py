@@ -330,7 +330,7 @@ def test_workspace_output(B, Hq, Hkv, S, D, causal):
     equals, bit for bit, the C API's fp8attn_forward_ws with a poisoned workspace of exactly the
     size asked for, and allocates only the output and that workspace. Without a workspace (NULL,
     0) the output is the same bit for bit where the kernel is the same instance (its name, or it
-    with "_vt"), and where it is not (other key tiles: WS_OTHER_TILES on 132 SMs) both pass the
+    with "_vt" or "_vtc"), and where it is not (other key tiles: WS_OTHER_TILES on 132 SMs) both pass the
     kernel gates against fp64. (On 132 SMs, an H100 SXM's or H200's, none of these cases splits
     its last round of query tiles, which changes the last bits too: test_split_tail; on another
     SM count the non-causal ones might.)"""
@@ -361,7 +361,7 @@ def test_workspace_output(B, Hq, Hkv, S, D, causal):
     _forward_ws(p, None, 0)
     torch.cuda.synchronize()
     plain, with_ws = _ws_kernels(p)
-    same = with_ws in (plain, plain + "_vt")
+    same = with_ws in (plain, plain + "_vt", plain + "_vtc")
     if _hopper() and _sm_count() == 132:
         assert same != ((B, Hq, Hkv, S, D, causal) in WS_OTHER_TILES), \
             "kernels %s / %s with the workspace: not the instances this case is for" % (plain, with_ws)

@@ -218,51 +218,59 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     return FP8ATTN_OK;
 }
 
-/* Defines kernel fp8attn_wgmma_<NAME> (configuration CFG: V transposed in shared memory) and
- * fp8attn_wgmma_<NAME>_vt (CFG_VT, a VT_GLOBAL configuration with the same tile: V^T from the
- * workspace; the ring depth, register split and overlap switch may differ), their bodies only in
- * the sm_90a image; their table entries fp8attn_wgmma_entry_<NAME>[_vt]() and the launcher
- * fp8attn_wgmma_launch_<NAME>(p, vt, split, sm_count, stream), which runs the second when
- * vt != NULL, but for a split plan of the transposing kernel (split->tr 1), which runs the first
- * with the workspace vt; fp8attn_wgmma_rows_<NAME> (BM), fp8attn_wgmma_bn_<NAME> (BN, both
- * kernels' key tile), fp8attn_wgmma_split_bn_<NAME> (the _vt kernel's BN if its launch may split
- * the tail, else 0) and fp8attn_wgmma_split_bn_tr_<NAME> (the same for the transposing kernel):
- * the dispatcher's instance choice and split plans, wgmma_variant.cu. */
-#define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)     \
-    static_assert(CFG::BM == CFG_VT::BM && CFG::BN == CFG_VT::BN &&                               \
-                      CFG::CONSUMERS == CFG_VT::CONSUMERS && CFG_VT::VT_GLOBAL && !CFG::VT_GLOBAL, \
+/* One kernel of instance NAME, fp8attn_wgmma_<NAME><SUFFIX> (configuration CFG; PRE_VT: V^T from
+ * the workspace), its body only in the sm_90a image, and its table entry
+ * fp8attn_wgmma_entry_<NAME><SUFFIX>() (SUFFIX empty, _vt or _vtc). */
+#define FP8ATTN_WGMMA_KERNEL_(NAME, SUFFIX, CFG, OVERLAP, PINGPONG, PRE_VT)                       \
+    extern "C" __global__ void __launch_bounds__(CFG::THREADS, 1)                                 \
+        fp8attn_wgmma_##NAME##SUFFIX(const __grid_constant__ wgmma_params p)                      \
+    {                                                                                             \
+        WGMMA_KERNEL_BODY((wgmma_fwd<CFG, OVERLAP, PINGPONG, PRE_VT>(p)))                          \
+    }                                                                                             \
+    extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##SUFFIX(void)             \
+    {                                                                                             \
+        static const fp8attn_kernel_entry_t e = {"wgmma", "fp8attn_wgmma_" #NAME #SUFFIX, CFG::D,  \
+                                                 CFG::THREADS, CFG::SMEM_BYTES,                   \
+                                                 (const void *)fp8attn_wgmma_##NAME##SUFFIX};     \
+        return &e;                                                                                \
+    }
+
+/* Whether CFG_B's kernel computes what CFG_A's does in the same order (the same tile, consumers
+ * and V^T source and layout): their outputs are then bit-identical */
+#define FP8ATTN_WGMMA_SAME_TILE_(CFG_A, CFG_B)                                                    \
+    (CFG_A::BM == CFG_B::BM && CFG_A::BN == CFG_B::BN && CFG_A::CONSUMERS == CFG_B::CONSUMERS)
+
+/* The two kernels every instance has and its constants (FP8ATTN_WGMMA_INSTANCE below). */
+#define FP8ATTN_WGMMA_PAIR_(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)        \
+    static_assert(FP8ATTN_WGMMA_SAME_TILE_(CFG, CFG_VT) && CFG_VT::VT_GLOBAL && !CFG::VT_GLOBAL,  \
                   "the two kernels of an instance share their tile (the outputs with and "        \
                   "without a workspace are bit-identical, but a split tail's: split.cuh)");       \
-    extern "C" __global__ void __launch_bounds__(CFG::THREADS, 1)                                 \
-        fp8attn_wgmma_##NAME(const __grid_constant__ wgmma_params p)                              \
-    {                                                                                             \
-        WGMMA_KERNEL_BODY((wgmma_fwd<CFG, OVERLAP, PINGPONG, false>(p)))                          \
-    }                                                                                             \
-    extern "C" __global__ void __launch_bounds__(CFG_VT::THREADS, 1)                              \
-        fp8attn_wgmma_##NAME##_vt(const __grid_constant__ wgmma_params p)                         \
-    {                                                                                             \
-        WGMMA_KERNEL_BODY((wgmma_fwd<CFG_VT, OVERLAP_VT, PINGPONG_VT, true>(p)))                  \
-    }                                                                                             \
-    extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME(void)                     \
-    {                                                                                             \
-        static const fp8attn_kernel_entry_t e = {"wgmma", "fp8attn_wgmma_" #NAME, CFG::D,         \
-                                                 CFG::THREADS, CFG::SMEM_BYTES,                   \
-                                                 (const void *)fp8attn_wgmma_##NAME};             \
-        return &e;                                                                                \
-    }                                                                                             \
-    extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vt(void)                \
-    {                                                                                             \
-        static const fp8attn_kernel_entry_t e = {"wgmma", "fp8attn_wgmma_" #NAME "_vt", CFG_VT::D, \
-                                                 CFG_VT::THREADS, CFG_VT::SMEM_BYTES,             \
-                                                 (const void *)fp8attn_wgmma_##NAME##_vt};        \
-        return &e;                                                                                \
-    }                                                                                             \
+    FP8ATTN_WGMMA_KERNEL_(NAME, , CFG, OVERLAP, PINGPONG, false)                                  \
+    FP8ATTN_WGMMA_KERNEL_(NAME, _vt, CFG_VT, OVERLAP_VT, PINGPONG_VT, true)                        \
     extern "C" const int fp8attn_wgmma_rows_##NAME = CFG::BM;                                     \
     extern "C" const int fp8attn_wgmma_bn_##NAME = CFG::BN;                                       \
     extern "C" const int fp8attn_wgmma_split_bn_##NAME =                                          \
         CFG_VT::SPLIT_TAIL && CFG_VT::FUSED_VT && WGMMA_PERSISTENT ? CFG_VT::BN : 0;              \
     extern "C" const int fp8attn_wgmma_split_bn_tr_##NAME =                                       \
-        CFG::SPLIT_TAIL && WGMMA_PERSISTENT ? CFG::BN : 0;                                        \
+        CFG::SPLIT_TAIL && WGMMA_PERSISTENT ? CFG::BN : 0;
+
+/* Defines kernel fp8attn_wgmma_<NAME> (configuration CFG: V transposed in shared memory) and
+ * fp8attn_wgmma_<NAME>_vt (CFG_VT, a VT_GLOBAL configuration with the same tile: V^T from the
+ * workspace; the ring depth, register split and overlap switch may differ), their bodies only in
+ * the sm_90a image; their table entries fp8attn_wgmma_entry_<NAME>[_vt]() (and
+ * fp8attn_wgmma_entry_<NAME>_vtc(), NULL: no causal kernel, FP8ATTN_WGMMA_INSTANCE_VTC) and the
+ * launcher fp8attn_wgmma_launch_<NAME>(p, vt, split, sm_count, stream), which runs the second
+ * when vt != NULL, but for a split plan of the transposing kernel (split->tr 1), which runs the
+ * first with the workspace vt; fp8attn_wgmma_rows_<NAME> (BM), fp8attn_wgmma_bn_<NAME> (BN,
+ * both kernels' key tile), fp8attn_wgmma_split_bn_<NAME> (the _vt kernel's BN if its launch may
+ * split the tail, else 0) and fp8attn_wgmma_split_bn_tr_<NAME> (the same for the transposing
+ * kernel): the dispatcher's instance choice and split plans, wgmma_variant.cu. */
+#define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)     \
+    FP8ATTN_WGMMA_PAIR_(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)            \
+    extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vtc(void)               \
+    {                                                                                             \
+        return NULL;                                                                              \
+    }                                                                                             \
     FP8ATTN_WGMMA_LAUNCH_DECL(NAME)                                                               \
     {                                                                                             \
         const bool tr_split = split && split->tiles > 0 && split->tr;                             \
@@ -270,6 +278,30 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
                    ? wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, split,        \
                                           sm_count, s)                                            \
                    : wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, vt, split, sm_count, s);  \
+    }
+
+/* FP8ATTN_WGMMA_INSTANCE with a third kernel, fp8attn_wgmma_<NAME>_vtc (CFG_VTC: VT_GLOBAL, the
+ * _vt kernel's tile and V^T chunks, but, say, the cross-tile overlap, which cannot run the split
+ * tail), which the launcher runs in place of the _vt kernel for causal problems (they never
+ * split). Its output is the _vt kernel's bit for bit. */
+#define FP8ATTN_WGMMA_INSTANCE_VTC(NAME, CFG, CFG_VT, CFG_VTC, OVERLAP, OVERLAP_VT, PINGPONG,     \
+                                   PINGPONG_VT)                                                   \
+    FP8ATTN_WGMMA_PAIR_(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)            \
+    static_assert(FP8ATTN_WGMMA_SAME_TILE_(CFG_VT, CFG_VTC) && CFG_VTC::VT_GLOBAL &&              \
+                      CFG_VTC::FUSED_VT == CFG_VT::FUSED_VT &&                                    \
+                      CFG_VTC::VT_CHUNK == CFG_VT::VT_CHUNK && CFG_VTC::SW_N == CFG_VT::SW_N &&    \
+                      CFG_VTC::DYNAMIC_WALK == CFG_VT::DYNAMIC_WALK,                              \
+                  "the causal _vt kernel reads the _vt kernel's V^T and counters in its tile");   \
+    FP8ATTN_WGMMA_KERNEL_(NAME, _vtc, CFG_VTC, OVERLAP_VT, PINGPONG_VT, true)                      \
+    FP8ATTN_WGMMA_LAUNCH_DECL(NAME)                                                               \
+    {                                                                                             \
+        const bool tr_split = split && split->tiles > 0 && split->tr;                             \
+        if (!vt || tr_split)                                                                      \
+            return wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, vt, split, sm_count, s);    \
+        return p->causal ? wgmma_launch<CFG_VTC>(fp8attn_wgmma_entry_##NAME##_vtc(), p, vt, split, \
+                                                 sm_count, s)                                     \
+                         : wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, split,  \
+                                                sm_count, s);                                     \
     }
 
 /* The kernel body is compiled only where wgmma and setmaxnreg exist (the sm_90a pass). */

@@ -19,22 +19,37 @@
 typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1, false, false, true, WGMMA_HD128_N224_TBATCH,
                   0>
     wg_cfg_hd128_n224;
-/* The _vt kernel: its producer is one thread issuing loads. At 40 registers the consumers get
- * 232; with the cross-tile overlap (CROSS) they spilled 16 bytes in session 17's build, but
- * session 37's (CUDA 13.0) compiles CROSS at 40 with no spill and no serialisation (33 QGMMA,
- * 6 waits), not yet measured there. At 24 (consumers 240) the overlap measured no faster without
- * the mask, +1.3-1.4 % against 24 alone at 8k-16k causal, and 24 alone 0.5-2.6 % slower than 40
- * (docs/PERF.md w37, w96). CROSS excludes the split tail, so it could serve causal problems
- * only. Both stay A/B switches. Its epilogue writes O through shared memory with stmatrix and a
- * TMA store (EPI_TMA; stmatrix instead of quad transposes there: +2.2 % at (2,16,8192,128)
- * causal, +1.2 % at 16k causal, docs/PERF.md w39). */
+/* The _vt kernel: its producer is one thread issuing loads; at 40 registers the consumers get
+ * 232. Its epilogue writes O through shared memory with stmatrix and a TMA store (EPI_TMA;
+ * stmatrix instead of quad transposes there: +2.2 % at (2,16,8192,128) causal, +1.2 % at 16k
+ * causal, docs/PERF.md w39). At 24 producer registers (consumers 240) it was 0.5-2.6 % slower
+ * (w37, w96). */
 #ifndef WGMMA_HD128_N224_VT_PREGS
 #define WGMMA_HD128_N224_VT_PREGS WGMMA_HD128_N224_PREGS
 #endif
 #ifndef WGMMA_HD128_N224_VT_CROSS
-#define WGMMA_HD128_N224_VT_CROSS false
+#define WGMMA_HD128_N224_VT_CROSS false /* the cross-tile overlap excludes the split tail */
 #endif
 typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_VT_PREGS, 1, true, 1, WGMMA_HD128_N224_VT_CROSS>
     wg_cfg_hd128_n224_vt;
+/* The causal _vt kernel (_vtc): the _vt kernel with the cross-tile overlap (CROSS: two Q buffers;
+ * the next query tile's first S and softmax run under this one's last P.V and epilogue). Causal
+ * query tiles have half the key tiles on average, so that boundary weighs twice as much there;
+ * causal problems never split the tail, which CROSS excludes. With CUDA 13.0 it compiles at 40
+ * producer registers with no spill and unserialised (33 QGMMA; session 17's build spilled 16
+ * bytes). H200, time _vt / _vtc, alternating rounds (docs/PERF.md w103): (2,16,8192,128) causal
+ * 1.010-1.012, (4,16,8192,128) causal 1.010-1.013, (1,16,16384,128) causal 1.003, (1,32,16384,128)
+ * causal with 8 kv heads 0.996-0.999 (within its spread); outputs bit-identical.
+ * WGMMA_HD128_N224_VTC 0: no _vtc kernel, causal problems on the _vt kernel (A/B builds). */
+#ifndef WGMMA_HD128_N224_VTC
+#define WGMMA_HD128_N224_VTC 1
+#endif
+#if WGMMA_HD128_N224_VTC
+typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_VT_PREGS, 1, true, 1, true>
+    wg_cfg_hd128_n224_vtc;
+FP8ATTN_WGMMA_INSTANCE_VTC(hd128_n224, wg_cfg_hd128_n224, wg_cfg_hd128_n224_vt,
+                           wg_cfg_hd128_n224_vtc, 1, 1, WGMMA_PINGPONG, WGMMA_VT_PINGPONG)
+#else
 FP8ATTN_WGMMA_INSTANCE(hd128_n224, wg_cfg_hd128_n224, wg_cfg_hd128_n224_vt, 1, 1, WGMMA_PINGPONG,
                        WGMMA_VT_PINGPONG)
+#endif

@@ -23,6 +23,7 @@
     extern "C" const int fp8attn_wgmma_split_bn_##NAME;                                     \
     extern "C" const int fp8attn_wgmma_split_bn_tr_##NAME;                                  \
     extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vt(void);         \
+    extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_##NAME##_vtc(void);        \
     FP8ATTN_WGMMA_LAUNCH_DECL(NAME);
 WGMMA_DECLARE(hd64)
 WGMMA_DECLARE(hd128)
@@ -150,6 +151,9 @@ typedef struct {
 typedef struct {
     const fp8attn_kernel_entry_t *(*entry)(void);    /* V transposed in shared memory */
     const fp8attn_kernel_entry_t *(*entry_vt)(void); /* V^T from the workspace */
+    /* V^T from the workspace, causal problems; returns NULL where the _vt kernel runs them too
+     * (kernel.cuh FP8ATTN_WGMMA_INSTANCE_VTC) */
+    const fp8attn_kernel_entry_t *(*entry_vtc)(void);
     const int *rows; /* query rows per block */
     const int *bn;   /* keys per key tile (both kernels) */
     const int *split_bn; /* its _vt kernel's key tile if that kernel may split the tail, else 0 */
@@ -170,24 +174,24 @@ typedef struct {
 
 /* instance_for_problem takes the first that fits: the ranges must not overlap per head dim */
 static const wgmma_instance_t k_instances[] = {
-    {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, &fp8attn_wgmma_rows_hd64,
+    {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, fp8attn_wgmma_entry_hd64_vtc, &fp8attn_wgmma_rows_hd64,
      &fp8attn_wgmma_bn_hd64, &fp8attn_wgmma_split_bn_hd64, &fp8attn_wgmma_split_bn_tr_hd64,
      fp8attn_wgmma_launch_hd64, 0, -1, 0, {0, 0}, {0, 0}, 0},
-    {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, &fp8attn_wgmma_rows_hd128,
+    {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, fp8attn_wgmma_entry_hd128_vtc, &fp8attn_wgmma_rows_hd128,
      &fp8attn_wgmma_bn_hd128, &fp8attn_wgmma_split_bn_hd128, &fp8attn_wgmma_split_bn_tr_hd128,
      fp8attn_wgmma_launch_hd128, 0, -1, 0, {0, 0}, {0, 0}, 0},
-    {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, &fp8attn_wgmma_rows_hd256,
+    {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, fp8attn_wgmma_entry_hd256_vtc, &fp8attn_wgmma_rows_hd256,
      &fp8attn_wgmma_bn_hd256, &fp8attn_wgmma_split_bn_hd256, &fp8attn_wgmma_split_bn_tr_hd256,
      fp8attn_wgmma_launch_hd256, 0, -1, 0, {0, 0}, {0, 0}, 0},
-    {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
+    {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt, fp8attn_wgmma_entry_hd64_m128_vtc,
      &fp8attn_wgmma_rows_hd64_m128, &fp8attn_wgmma_bn_hd64_m128, &fp8attn_wgmma_split_bn_hd64_m128,
      &fp8attn_wgmma_split_bn_tr_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE,
      -1, 0, {0, WGMMA_HD64_M128_MAX_SK}, {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}, 0},
-    {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt,
+    {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt, fp8attn_wgmma_entry_hd64_n160_vtc,
      &fp8attn_wgmma_rows_hd64_n160, &fp8attn_wgmma_bn_hd64_n160, &fp8attn_wgmma_split_bn_hd64_n160,
      &fp8attn_wgmma_split_bn_tr_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, WGMMA_HD64_N160_PAD_PCT,
      WGMMA_HD64_PAD_VT_TIES, {0, 0}, {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}, 0},
-    {fp8attn_wgmma_entry_hd128_n224, fp8attn_wgmma_entry_hd128_n224_vt,
+    {fp8attn_wgmma_entry_hd128_n224, fp8attn_wgmma_entry_hd128_n224_vt, fp8attn_wgmma_entry_hd128_n224_vtc,
      &fp8attn_wgmma_rows_hd128_n224, &fp8attn_wgmma_bn_hd128_n224,
      &fp8attn_wgmma_split_bn_hd128_n224, &fp8attn_wgmma_split_bn_tr_hd128_n224,
      fp8attn_wgmma_launch_hd128_n224, 0, WGMMA_HD128_N224_PAD_PCT, WGMMA_HD128_PAD_VT_TIES,
@@ -199,13 +203,19 @@ static const wgmma_instance_t k_instances[] = {
 extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_vt_prepass(void);
 extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_entry_vt_clear(void);
 
-/* The family's kernels: each instance's two, then the V^T pass and the counters' clear. */
+/* The family's kernels: each instance's two (or three, with a causal _vt kernel), then the V^T
+ * pass and the counters' clear. */
 extern "C" const fp8attn_kernel_entry_t *fp8attn_wgmma_kernel(int index)
 {
-    if (index >= 0 && index < 2 * N_INSTANCES)
-        return index % 2 ? k_instances[index / 2].entry_vt() : k_instances[index / 2].entry();
-    if (index == 2 * N_INSTANCES) return fp8attn_wgmma_entry_vt_prepass();
-    return index == 2 * N_INSTANCES + 1 ? fp8attn_wgmma_entry_vt_clear() : NULL;
+    if (index < 0) return NULL;
+    for (int i = 0; i < N_INSTANCES; i++) {
+        const fp8attn_kernel_entry_t *k[3] = {k_instances[i].entry(), k_instances[i].entry_vt(),
+                                              k_instances[i].entry_vtc()};
+        for (int j = 0; j < 3; j++)
+            if (k[j] && index-- == 0) return k[j];
+    }
+    if (index == 0) return fp8attn_wgmma_entry_vt_prepass();
+    return index == 1 ? fp8attn_wgmma_entry_vt_clear() : NULL;
 }
 
 static bool in_range(sk_range_t r, int seqlen_k)
@@ -291,6 +301,8 @@ static const wgmma_instance_t *pick(const fp8attn_params_t *p, const fp8attn_dev
     }
     const fp8attn_kernel_entry_t *k = in->entry();
     if ((size_t)in->entry_vt()->dynamic_smem > (size_t)k->dynamic_smem) k = in->entry_vt();
+    if (in->entry_vtc() && (size_t)in->entry_vtc()->dynamic_smem > (size_t)k->dynamic_smem)
+        k = in->entry_vtc();
     if ((size_t)k->dynamic_smem > dev->smem_optin) {
         *st = fp8attn_fail(FP8ATTN_ERR_NOT_SUPPORTED,
                            "wgmma: %s needs %lld bytes of shared memory per block, the device "
@@ -646,7 +658,9 @@ static const fp8attn_kernel_entry_t *kernel_for_ws(const fp8attn_params_t *p,
     const wgmma_instance_t *in = pick(p, dev, st, 1);
     fp8attn_wgmma_split_t split;
     if (!in) return NULL;
-    return workspace_use(p, in, dev->sm_count, &split) == WS_VT ? in->entry_vt() : in->entry();
+    if (workspace_use(p, in, dev->sm_count, &split) != WS_VT) return in->entry();
+    /* causal problems on the causal _vt kernel where the instance has one (its launcher's choice) */
+    return p->causal && in->entry_vtc() ? in->entry_vtc() : in->entry_vt();
 }
 
 /* The default's choice between wgmma and mma (priority 10) per problem. wgmma's blocks are 128 or
