@@ -184,9 +184,9 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
  * and does not split that last round: fp8attn_forward_ws_kernel names both kernels, and the
  * same tiles are the same name or it with "_vt" or "_vtc" appended. Elsewhere the sums of P.V
  * are grouped differently: the last bits differ, the error against fp64 is the same (at
- * head_dim 128 the kernel given a workspace takes 224-key tiles from 4096 keys, 8192 if causal,
- * and, without the mask, on some shorter problems where they pad fewer keys; without one,
- * 192-key tiles). The workspace holds
+ * head_dim 128, where the call given a workspace reads V^T from it, its kernel takes 224-key
+ * tiles from 4096 keys, 8192 if causal, and, without the mask, on some shorter problems where
+ * they pad fewer keys; without one, 192-key tiles). The workspace holds
  * nothing between calls, must be FP8ATTN_WORKSPACE_ALIGN-byte aligned (cudaMalloc and PyTorch's
  * allocator are) and must not overlap any tensor of the problem; calls on different streams need
  * different workspaces. fp8attn_forward_ws(p, variant, NULL, 0, s) is

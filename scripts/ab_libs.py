@@ -6,7 +6,9 @@ process, the same FP8 inputs, the same timing. For performance changes (docs/PER
 
 LIB_B may be "fa3": FlashAttention-3 FP8 (the fa3_fwd wheel's flash_attn_func, BF16 out) in B's
 place. Needs torch and the package (PYTHONPATH=python); the libraries are loaded side by side
-(ctypes, each with its own symbols and its own statically linked CUDA runtime).
+(ctypes, each with its own symbols and its own statically linked CUDA runtime), and both are
+called with this checkout's fp8attn_params_t (python/fp8attn/_lib.py): builds whose
+include/fp8attn.h differs in that struct cannot be compared with it.
 
 Each shape: BSHD E4M3 inputs drawn from N(0, 1) (descales 1), h_kv = HK (default H), causal with
 ",c". Each library is called through fp8attn_forward_ws with the workspace its size query asks for
@@ -142,7 +144,7 @@ def one_shape(spec, lib_a, lib_b, rounds, calls, no_ws):
             ta.append(timed(a, calls))
             tb.append(timed(b, calls))
     ratios = [x / y for x, y in zip(ta, tb)]
-    q1, q2, q3 = st.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
+    q1, q2, q3 = st.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 else ratios * 3
     oa, ob = a.out().float(), b.out().float()
     if lib_b == "fa3":
         cmp = "rel RMSE to FA3 %.4f" % (torch.linalg.vector_norm(oa - ob) /

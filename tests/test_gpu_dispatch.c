@@ -43,8 +43,9 @@ static void expect_kernel(const fp8attn_params_t *p, const char *variant, const 
  * one that is not its kernel's, before it launches anything: each plan below is
  * hd128_n224_vt's plan for (1,16,16384,128) on 132 SMs (2048 tiles: a last round of 68 tiles of
  * 74 key tiles) with one field wrong, or the right plan where the kernel cannot split (the
- * mask, whose _vtc kernel has two Q stages, no workspace, the transposing kernel: hd128_n224's
- * has two Q stages too). The pointers are
+ * mask, which no kernel splits (the launcher runs the _vtc kernel there, which could not: two
+ * Q stages), no workspace, the transposing kernel: hd128_n224's has two Q stages). The pointers
+ * are
  * never dereferenced: a launch would fault. */
 static void expect_split_refused(void)
 {

@@ -137,10 +137,11 @@ static void check_problem(const fp8attn_device_info_t *dev, const int bh[3], int
           "(%d,%d/%d,%d,%d) causal %d, %d SMs: no workspace asked, but %s / %s", bh[0], bh[1],
           bh[2], s, d, causal, dev->sm_count, symbol(k), symbol(kw));
     /* Given a workspace, the same instance (its _vt or _vtc kernel or the same one), whose output
-     * is the same bit for bit unless it splits, or one of the pairs include/fp8attn.h names:
+     * is the same bit for bit unless it splits, or one of the pairs include/fp8attn.h describes:
      * hd128's 224-key _vt or _vtc kernel where 192-key tiles run without it; hd64's one-wave
-     * 192-row blocks, which split, where the 128-row ones run without it. A causal problem on
-     * an instance with a _vtc kernel runs that one, never its _vt kernel */
+     * 192-row blocks where the 128-row ones run without it (taken where their split pays: the
+     * workspace size's paragraph). A causal problem on an instance with a _vtc kernel runs that
+     * one, never its _vt kernel. (A -DWGMMA_HD128_N224_VTC=0 build fails these names.) */
     if (k && kw) {
         char same_vt[96], same_vtc[96];
         snprintf(same_vt, sizeof same_vt, "%s_vt", k->symbol);

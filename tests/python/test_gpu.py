@@ -266,7 +266,8 @@ def test_other_current_device_index_is_used():
 # ---- the workspace (fp8attn_forward_ws): the package passes one; where it changes the output ----
 
 # (B, h_q, h_kv, S, D, causal): long enough that the Hopper kernels (wgmma) take a workspace for
-# V^T (query tiles x h_q / h_kv >= 32) and are the default (not a small one-wave problem)
+# V^T (query tiles x h_q / h_kv at the line include/fp8attn.h gives: 8 to 32 by head dim, mask
+# and waves) and are the default (not a small one-wave problem)
 WS_CASES = [(1, 4, 4, 4096, 128, False), (2, 8, 2, 1024, 128, True), (1, 8, 2, 2048, 64, False),
             (1, 2, 1, 4096, 256, True), (4, 16, 16, 1024, 128, False)]
 # Those whose kernel takes other key tiles given the workspace than without it on Hopper's 132
@@ -330,10 +331,10 @@ def test_workspace_output(B, Hq, Hkv, S, D, causal):
     equals, bit for bit, the C API's fp8attn_forward_ws with a poisoned workspace of exactly the
     size asked for, and allocates only the output and that workspace. Without a workspace (NULL,
     0) the output is the same bit for bit where the kernel is the same instance (its name, or it
-    with "_vt" or "_vtc"), and where it is not (other key tiles: WS_OTHER_TILES on 132 SMs) both pass the
-    kernel gates against fp64. (On 132 SMs, an H100 SXM's or H200's, none of these cases splits
-    its last round of query tiles, which changes the last bits too: test_split_tail; on another
-    SM count the non-causal ones might.)"""
+    with "_vt" or "_vtc"), and where it is not (other key tiles: WS_OTHER_TILES on 132 SMs) both
+    pass the kernel gates against fp64. (On 132 SMs, an H100 SXM's or H200's, none of these cases
+    splits its last round of query tiles, which changes the last bits too: test_split_tail; on
+    another SM count the non-causal ones might.)"""
     if _hopper() and not causal and _sm_count() != 132:
         pytest.skip("the split tail's plan depends on the SM count; these cases are chosen for 132")
     seed = 90 + D + Hkv
@@ -364,10 +365,11 @@ def test_workspace_output(B, Hq, Hkv, S, D, causal):
     same = with_ws in (plain, plain + "_vt", plain + "_vtc")
     if _hopper() and _sm_count() == 132:
         assert same != ((B, Hq, Hkv, S, D, causal) in WS_OTHER_TILES), \
-            "kernels %s / %s with the workspace: not the instances this case is for" % (plain, with_ws)
+            "kernels %s / %s with the workspace: not the instances this case is for" % (
+                plain, with_ws)
     if same:
-        assert torch.equal(o, ref), "with the package's workspace (%d bytes, %s) != without (%s)" % (
-            size, with_ws, plain)
+        assert torch.equal(o, ref), \
+            "with the package's workspace (%d bytes, %s) != without (%s)" % (size, with_ws, plain)
     else:
         ro, rlse = reference(rq, rk, rv, causal, 1.0 / math.sqrt(D))
         check_gates(o.permute(0, 2, 1, 3), None, ro, rlse, "with the workspace (%s)" % with_ws)
@@ -404,6 +406,31 @@ def test_split_tail():
     if _hopper() and _sm_count() == 132:
         assert _ws_size(p) > 0
         assert not torch.equal(outs[0][0], ref), "the same bits as unsplit: did the tail split?"
+
+
+@cuda_only
+def test_causal_vtc_walk():
+    """(1,136,8,256,8200,128) causal on Hopper: hd128_n224's causal _vt kernel (_vtc, the cross-tile
+    overlap: a block's next query tile starts under its last one's P.V) on the dynamic walk, 272
+    query tiles, so on 132 SMs every block walks two or three. O and LSE pass the kernel gates
+    against fp64, the same bits on a second call; on 132 SMs the kernel is the _vtc one (else this
+    case would test it nowhere but in the sanitizer script)."""
+    B, Hq, Hkv, Sq, Sk, D = 1, 136, 8, 256, 8200, 128
+    q, dq, rq = make("bshd", B, Hq, Sq, D, 401, "head", "contiguous")
+    k, dk, rk = make("bshd", B, Hkv, Sk, D, 402, "head", "contiguous")
+    v, dv, rv = make("bshd", B, Hkv, Sk, D, 403, "head", "contiguous")
+    ro, rlse = reference(rq, rk, rv, True, 1.0 / math.sqrt(D))
+    outs = []
+    for _ in range(2):
+        o, lse = fp8attn.attention(q, k, v, causal=True, q_descale=dq, k_descale=dk,
+                                   v_descale=dv, return_lse=True)
+        torch.cuda.synchronize()
+        check_gates(o.permute(0, 2, 1, 3), lse, ro, rlse, "causal, with the workspace")
+        outs.append((o, lse))
+    assert torch.equal(outs[0][0], outs[1][0]) and torch.equal(outs[0][1], outs[1][1])
+    if _hopper() and _sm_count() == 132:
+        p = _c_params(q, k, v, dq, dk, dv, outs[0][0], True)
+        assert _ws_kernels(p)[1] == "fp8attn_wgmma_hd128_n224_vtc", _ws_kernels(p)
 
 
 PAD_CASES = [(2, 8, 2, 200, d, c) for d in (64, 128, 256) for c in (False, True)] + [

@@ -235,16 +235,18 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         return &e;                                                                                \
     }
 
-/* Whether CFG_B's kernel computes what CFG_A's does in the same order (the same tile, consumers
- * and V^T source and layout): their outputs are then bit-identical */
+/* Whether two configurations have the same tile: head dim, query rows, keys per tile and
+ * consumer warpgroups. The kernels of one instance then sum P.V over the same key tiles in the
+ * same order, so their outputs are bit-identical unless one splits the tail (split.cuh). */
 #define FP8ATTN_WGMMA_SAME_TILE_(CFG_A, CFG_B)                                                    \
-    (CFG_A::BM == CFG_B::BM && CFG_A::BN == CFG_B::BN && CFG_A::CONSUMERS == CFG_B::CONSUMERS)
+    (CFG_A::D == CFG_B::D && CFG_A::BM == CFG_B::BM && CFG_A::BN == CFG_B::BN &&                  \
+     CFG_A::CONSUMERS == CFG_B::CONSUMERS)
 
 /* The two kernels every instance has and its constants (FP8ATTN_WGMMA_INSTANCE below). */
 #define FP8ATTN_WGMMA_PAIR_(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)        \
     static_assert(FP8ATTN_WGMMA_SAME_TILE_(CFG, CFG_VT) && CFG_VT::VT_GLOBAL && !CFG::VT_GLOBAL,  \
-                  "the two kernels of an instance share their tile (the outputs with and "        \
-                  "without a workspace are bit-identical, but a split tail's: split.cuh)");       \
+                  "the kernels of an instance share their tile (with the workspace and "          \
+                  "without, the same output unless the tail splits: split.cuh)");                 \
     FP8ATTN_WGMMA_KERNEL_(NAME, , CFG, OVERLAP, PINGPONG, false)                                  \
     FP8ATTN_WGMMA_KERNEL_(NAME, _vt, CFG_VT, OVERLAP_VT, PINGPONG_VT, true)                        \
     extern "C" const int fp8attn_wgmma_rows_##NAME = CFG::BM;                                     \
@@ -262,7 +264,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
  * launcher fp8attn_wgmma_launch_<NAME>(p, vt, split, sm_count, stream), which runs the second
  * when vt != NULL, but for a split plan of the transposing kernel (split->tr 1), which runs the
  * first with the workspace vt; fp8attn_wgmma_rows_<NAME> (BM), fp8attn_wgmma_bn_<NAME> (BN,
- * both kernels' key tile), fp8attn_wgmma_split_bn_<NAME> (the _vt kernel's BN if its launch may
+ * every kernel's key tile), fp8attn_wgmma_split_bn_<NAME> (the _vt kernel's BN if its launch may
  * split the tail, else 0) and fp8attn_wgmma_split_bn_tr_<NAME> (the same for the transposing
  * kernel): the dispatcher's instance choice and split plans, wgmma_variant.cu. */
 #define FP8ATTN_WGMMA_INSTANCE(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)     \
@@ -281,9 +283,10 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     }
 
 /* FP8ATTN_WGMMA_INSTANCE with a third kernel, fp8attn_wgmma_<NAME>_vtc (CFG_VTC: VT_GLOBAL, the
- * _vt kernel's tile and V^T chunks, but, say, the cross-tile overlap, which cannot run the split
- * tail), which the launcher runs in place of the _vt kernel for causal problems (they never
- * split). Its output is the _vt kernel's bit for bit. */
+ * _vt kernel's tile, V^T chunks and walk, and a switch the split tail excludes, e.g. the
+ * cross-tile overlap), which the launcher runs in place of the _vt kernel for causal problems
+ * (they never split). Same tile, same sums: its output is the _vt kernel's bit for bit (checked
+ * by timing runs, docs/PERF.md w103, not by a test: the API cannot run the _vt kernel there). */
 #define FP8ATTN_WGMMA_INSTANCE_VTC(NAME, CFG, CFG_VT, CFG_VTC, OVERLAP, OVERLAP_VT, PINGPONG,     \
                                    PINGPONG_VT)                                                   \
     FP8ATTN_WGMMA_PAIR_(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)            \

@@ -155,7 +155,7 @@ typedef struct {
      * (kernel.cuh FP8ATTN_WGMMA_INSTANCE_VTC) */
     const fp8attn_kernel_entry_t *(*entry_vtc)(void);
     const int *rows; /* query rows per block */
-    const int *bn;   /* keys per key tile (both kernels) */
+    const int *bn;   /* keys per key tile (every kernel of the instance) */
     const int *split_bn; /* its _vt kernel's key tile if that kernel may split the tail, else 0 */
     const int *split_bn_tr; /* the same for its transposing kernel */
     fp8attn_status_t (*launch)(const fp8attn_params_t *p, void *vt,
@@ -174,24 +174,30 @@ typedef struct {
 
 /* instance_for_problem takes the first that fits: the ranges must not overlap per head dim */
 static const wgmma_instance_t k_instances[] = {
-    {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, fp8attn_wgmma_entry_hd64_vtc, &fp8attn_wgmma_rows_hd64,
+    {fp8attn_wgmma_entry_hd64, fp8attn_wgmma_entry_hd64_vt, fp8attn_wgmma_entry_hd64_vtc,
+     &fp8attn_wgmma_rows_hd64,
      &fp8attn_wgmma_bn_hd64, &fp8attn_wgmma_split_bn_hd64, &fp8attn_wgmma_split_bn_tr_hd64,
      fp8attn_wgmma_launch_hd64, 0, -1, 0, {0, 0}, {0, 0}, 0},
-    {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, fp8attn_wgmma_entry_hd128_vtc, &fp8attn_wgmma_rows_hd128,
+    {fp8attn_wgmma_entry_hd128, fp8attn_wgmma_entry_hd128_vt, fp8attn_wgmma_entry_hd128_vtc,
+     &fp8attn_wgmma_rows_hd128,
      &fp8attn_wgmma_bn_hd128, &fp8attn_wgmma_split_bn_hd128, &fp8attn_wgmma_split_bn_tr_hd128,
      fp8attn_wgmma_launch_hd128, 0, -1, 0, {0, 0}, {0, 0}, 0},
-    {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, fp8attn_wgmma_entry_hd256_vtc, &fp8attn_wgmma_rows_hd256,
+    {fp8attn_wgmma_entry_hd256, fp8attn_wgmma_entry_hd256_vt, fp8attn_wgmma_entry_hd256_vtc,
+     &fp8attn_wgmma_rows_hd256,
      &fp8attn_wgmma_bn_hd256, &fp8attn_wgmma_split_bn_hd256, &fp8attn_wgmma_split_bn_tr_hd256,
      fp8attn_wgmma_launch_hd256, 0, -1, 0, {0, 0}, {0, 0}, 0},
-    {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt, fp8attn_wgmma_entry_hd64_m128_vtc,
+    {fp8attn_wgmma_entry_hd64_m128, fp8attn_wgmma_entry_hd64_m128_vt,
+     fp8attn_wgmma_entry_hd64_m128_vtc,
      &fp8attn_wgmma_rows_hd64_m128, &fp8attn_wgmma_bn_hd64_m128, &fp8attn_wgmma_split_bn_hd64_m128,
      &fp8attn_wgmma_split_bn_tr_hd64_m128, fp8attn_wgmma_launch_hd64_m128, WGMMA_HD64_ONE_WAVE,
      -1, 0, {0, WGMMA_HD64_M128_MAX_SK}, {0, WGMMA_HD64_M128_CAUSAL_MAX_SK}, 0},
-    {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt, fp8attn_wgmma_entry_hd64_n160_vtc,
+    {fp8attn_wgmma_entry_hd64_n160, fp8attn_wgmma_entry_hd64_n160_vt,
+     fp8attn_wgmma_entry_hd64_n160_vtc,
      &fp8attn_wgmma_rows_hd64_n160, &fp8attn_wgmma_bn_hd64_n160, &fp8attn_wgmma_split_bn_hd64_n160,
      &fp8attn_wgmma_split_bn_tr_hd64_n160, fp8attn_wgmma_launch_hd64_n160, 0, WGMMA_HD64_N160_PAD_PCT,
      WGMMA_HD64_PAD_VT_TIES, {0, 0}, {WGMMA_HD64_N160_MIN_SK, WGMMA_HD64_N160_MAX_SK}, 0},
-    {fp8attn_wgmma_entry_hd128_n224, fp8attn_wgmma_entry_hd128_n224_vt, fp8attn_wgmma_entry_hd128_n224_vtc,
+    {fp8attn_wgmma_entry_hd128_n224, fp8attn_wgmma_entry_hd128_n224_vt,
+     fp8attn_wgmma_entry_hd128_n224_vtc,
      &fp8attn_wgmma_rows_hd128_n224, &fp8attn_wgmma_bn_hd128_n224,
      &fp8attn_wgmma_split_bn_hd128_n224, &fp8attn_wgmma_split_bn_tr_hd128_n224,
      fp8attn_wgmma_launch_hd128_n224, 0, WGMMA_HD128_N224_PAD_PCT, WGMMA_HD128_PAD_VT_TIES,
@@ -659,7 +665,7 @@ static const fp8attn_kernel_entry_t *kernel_for_ws(const fp8attn_params_t *p,
     fp8attn_wgmma_split_t split;
     if (!in) return NULL;
     if (workspace_use(p, in, dev->sm_count, &split) != WS_VT) return in->entry();
-    /* causal problems on the causal _vt kernel where the instance has one (its launcher's choice) */
+    /* causal problems on the causal _vt kernel where the instance has one (as its launcher) */
     return p->causal && in->entry_vtc() ? in->entry_vtc() : in->entry_vt();
 }
 
