@@ -376,6 +376,27 @@ def test_workspace_output(B, Hq, Hkv, S, D, causal):
         check_gates(ref.permute(0, 2, 1, 3), None, ro, rlse, "without it (%s)" % plain)
 
 
+def _two_calls_within_gates(B, Hq, Hkv, Sq, Sk, D, causal, seed):
+    """Two fp8attn.attention calls (with the package's workspace) on BSHD inputs drawn from seeds
+    seed..seed+2: each within the kernel gates against fp64, O and LSE, and the two the same bit
+    for bit. Returns the inputs (q, k, v, dq, dk, dv), the reference (O, LSE) and the two calls'
+    (O, LSE)."""
+    q, dq, rq = make("bshd", B, Hq, Sq, D, seed, "head", "contiguous")
+    k, dk, rk = make("bshd", B, Hkv, Sk, D, seed + 1, "head", "contiguous")
+    v, dv, rv = make("bshd", B, Hkv, Sk, D, seed + 2, "head", "contiguous")
+    ro, rlse = reference(rq, rk, rv, causal, 1.0 / math.sqrt(D))
+    outs = []
+    for _ in range(2):
+        o, lse = fp8attn.attention(q, k, v, causal=causal, q_descale=dq, k_descale=dk,
+                                   v_descale=dv, return_lse=True)
+        torch.cuda.synchronize()
+        check_gates(o.permute(0, 2, 1, 3), lse, ro, rlse, "with the workspace")
+        outs.append((o, lse))
+    assert torch.equal(outs[0][0], outs[1][0]) and torch.equal(outs[0][1], outs[1][1]), \
+        "two calls with the workspace differ"
+    return (q, k, v, dq, dk, dv), (ro, rlse), outs
+
+
 @cuda_only
 def test_split_tail():
     """(1,24,8,1000,3000,128) without the mask on Hopper's 132 SMs: 192 query tiles of 16 key
@@ -384,20 +405,8 @@ def test_split_tail():
     kernel gates against fp64, O and LSE, as the same problem without the workspace (not split)
     does; it is the same bit for bit on every call; and it is not the unsplit output bit for bit
     (else the split did not run: this case would test nothing)."""
-    B, Hq, Hkv, Sq, Sk, D = 1, 24, 8, 1000, 3000, 128
-    q, dq, rq = make("bshd", B, Hq, Sq, D, 301, "head", "contiguous")
-    k, dk, rk = make("bshd", B, Hkv, Sk, D, 302, "head", "contiguous")
-    v, dv, rv = make("bshd", B, Hkv, Sk, D, 303, "head", "contiguous")
-    ro, rlse = reference(rq, rk, rv, False, 1.0 / math.sqrt(D))
-    outs = []
-    for _ in range(2):
-        o, lse = fp8attn.attention(q, k, v, q_descale=dq, k_descale=dk, v_descale=dv,
-                                   return_lse=True)
-        torch.cuda.synchronize()
-        check_gates(o.permute(0, 2, 1, 3), lse, ro, rlse, "with the workspace")
-        outs.append((o, lse))
-    assert torch.equal(outs[0][0], outs[1][0]) and torch.equal(outs[0][1], outs[1][1]), \
-        "two calls with the workspace differ"
+    (q, k, v, dq, dk, dv), (ro, rlse), outs = _two_calls_within_gates(1, 24, 8, 1000, 3000, 128,
+                                                                      False, 301)
     ref = torch.full_like(outs[0][0], float("nan"))
     p = _c_params(q, k, v, dq, dk, dv, ref, False)
     _forward_ws(p, None, 0)
@@ -415,19 +424,7 @@ def test_causal_vtc_walk():
     query tiles, so on 132 SMs every block walks two or three. O and LSE pass the kernel gates
     against fp64, the same bits on a second call; on 132 SMs the kernel is the _vtc one (else this
     case would test it nowhere but in the sanitizer script)."""
-    B, Hq, Hkv, Sq, Sk, D = 1, 136, 8, 256, 8200, 128
-    q, dq, rq = make("bshd", B, Hq, Sq, D, 401, "head", "contiguous")
-    k, dk, rk = make("bshd", B, Hkv, Sk, D, 402, "head", "contiguous")
-    v, dv, rv = make("bshd", B, Hkv, Sk, D, 403, "head", "contiguous")
-    ro, rlse = reference(rq, rk, rv, True, 1.0 / math.sqrt(D))
-    outs = []
-    for _ in range(2):
-        o, lse = fp8attn.attention(q, k, v, causal=True, q_descale=dq, k_descale=dk,
-                                   v_descale=dv, return_lse=True)
-        torch.cuda.synchronize()
-        check_gates(o.permute(0, 2, 1, 3), lse, ro, rlse, "causal, with the workspace")
-        outs.append((o, lse))
-    assert torch.equal(outs[0][0], outs[1][0]) and torch.equal(outs[0][1], outs[1][1])
+    (q, k, v, dq, dk, dv), _, outs = _two_calls_within_gates(1, 136, 8, 256, 8200, 128, True, 401)
     if _hopper() and _sm_count() == 132:
         p = _c_params(q, k, v, dq, dk, dv, outs[0][0], True)
         assert _ws_kernels(p)[1] == "fp8attn_wgmma_hd128_n224_vtc", _ws_kernels(p)
