@@ -81,6 +81,8 @@ static void named_cases(void)
     expect(1, 16, 16, 16384, 128, 0, HD128, N224 "_vt");
     expect(1, 16, 16, 16384, 128, 1, HD128, N224 "_vtc"); /* causal: its causal _vt kernel */
     expect(2, 16, 16, 8192, 128, 1, HD128, N224 "_vtc");
+    expect_qk(1, 4, 1, 8400, 8200, 128, 1, HD128, N224 "_vt"); /* rows without keys: _vt */
+    expect_qk(1, 16, 2, 1000, 8200, 128, 1, HD128, N224 "_vtc");
     expect(4, 16, 16, 4096, 128, 1, HD128, HD128 "_vt"); /* causal below 8192 */
     expect(4, 16, 16, 6000, 128, 0, HD128, N224 "_vt");  /* 6048 keys against 6144: no pad rule */
     /* one wave against long keys: with a workspace, hd128_n224_vt where its split pays (w63,
@@ -140,8 +142,9 @@ static void check_problem(const fp8attn_device_info_t *dev, const int bh[3], int
      * is the same bit for bit unless it splits, or one of the pairs include/fp8attn.h describes:
      * hd128's 224-key _vt or _vtc kernel where 192-key tiles run without it; hd64's one-wave
      * 192-row blocks where the 128-row ones run without it (taken where their split pays: the
-     * workspace size's paragraph). A causal problem on an instance with a _vtc kernel runs that
-     * one, never its _vt kernel. (A -DWGMMA_HD128_N224_VTC=0 build fails these names.) */
+     * workspace size's paragraph). A causal problem (as many queries as keys here) on an
+     * instance with a _vtc kernel runs that one, never its _vt kernel. (A
+     * -DWGMMA_HD128_N224_VTC=0 build fails these names.) */
     if (k && kw) {
         char same_vt[96], same_vtc[96];
         snprintf(same_vt, sizeof same_vt, "%s_vt", k->symbol);

@@ -284,9 +284,10 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
 
 /* FP8ATTN_WGMMA_INSTANCE with a third kernel, fp8attn_wgmma_<NAME>_vtc (CFG_VTC: VT_GLOBAL, the
  * _vt kernel's tile, V^T chunks and walk, and a switch the split tail excludes, e.g. the
- * cross-tile overlap), which the launcher runs in place of the _vt kernel for causal problems
- * (they never split). Same tile, same sums: its output is the _vt kernel's bit for bit (checked
- * by timing runs, docs/PERF.md w103, not by a test: the API cannot run the _vt kernel there). */
+ * cross-tile overlap), which the launcher runs in place of the _vt kernel where
+ * FP8ATTN_WGMMA_TAKES_VTC (wgmma_host.h: causal problems, which never split, whose rows all see a
+ * key). Same tile, same sums: its output is the _vt kernel's bit for bit (checked by timing runs,
+ * docs/PERF.md w103, not by a test: the API cannot run the _vt kernel there). */
 #define FP8ATTN_WGMMA_INSTANCE_VTC(NAME, CFG, CFG_VT, CFG_VTC, OVERLAP, OVERLAP_VT, PINGPONG,     \
                                    PINGPONG_VT)                                                   \
     FP8ATTN_WGMMA_PAIR_(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)            \
@@ -301,10 +302,11 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         const bool tr_split = split && split->tiles > 0 && split->tr;                             \
         if (!vt || tr_split)                                                                      \
             return wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, vt, split, sm_count, s);    \
-        return p->causal ? wgmma_launch<CFG_VTC>(fp8attn_wgmma_entry_##NAME##_vtc(), p, vt, split, \
-                                                 sm_count, s)                                     \
-                         : wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, split,  \
-                                                sm_count, s);                                     \
+        return FP8ATTN_WGMMA_TAKES_VTC(p)                                                         \
+                   ? wgmma_launch<CFG_VTC>(fp8attn_wgmma_entry_##NAME##_vtc(), p, vt, split,      \
+                                           sm_count, s)                                           \
+                   : wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, split,        \
+                                          sm_count, s);                                           \
     }
 
 /* The kernel body is compiled only where wgmma and setmaxnreg exist (the sm_90a pass). */

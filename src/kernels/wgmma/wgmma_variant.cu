@@ -665,8 +665,8 @@ static const fp8attn_kernel_entry_t *kernel_for_ws(const fp8attn_params_t *p,
     fp8attn_wgmma_split_t split;
     if (!in) return NULL;
     if (workspace_use(p, in, dev->sm_count, &split) != WS_VT) return in->entry();
-    /* causal problems on the causal _vt kernel where the instance has one (as its launcher) */
-    return p->causal && in->entry_vtc() ? in->entry_vtc() : in->entry_vt();
+    /* the causal _vt kernel where the instance has one and its launcher takes it */
+    return in->entry_vtc() && FP8ATTN_WGMMA_TAKES_VTC(p) ? in->entry_vtc() : in->entry_vt();
 }
 
 /* The default's choice between wgmma and mma (priority 10) per problem. wgmma's blocks are 128 or
