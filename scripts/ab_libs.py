@@ -30,7 +30,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from fp8attn._lib import Descale, Params, Strides, _declare  # noqa: E402
+from fp8attn._lib import _declare  # noqa: E402
+from fp8attn.bench import bshd_params  # noqa: E402
 
 DEV = "cuda"
 FLUSH = torch.empty(64 * 1024 * 1024, dtype=torch.int32, device=DEV)
@@ -43,27 +44,14 @@ def load(path):
     return L
 
 
-def make_params(L, q, k, v, o, d, causal):
-    """fp8attn_params_t for BSHD uint8 q, k, v, BF16 o, one descale d for all three."""
-    p = Params()
-    L.fp8attn_params_init(C.byref(p))
-    B, S, H, D = q.shape
-    p.batch, p.h_q, p.h_kv, p.seqlen_q, p.seqlen_k, p.head_dim = B, H, k.shape[2], S, k.shape[1], D
-    p.out_type, p.causal = 1, int(causal)  # FP8ATTN_OUT_BF16
-    p.q, p.k, p.v, p.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr()
-    bshd = lambda t: Strides(t.stride(0), t.stride(2), t.stride(1))  # noqa: E731
-    p.q_stride, p.k_stride, p.v_stride, p.o_stride = bshd(q), bshd(k), bshd(v), bshd(o)
-    p.q_descale = p.k_descale = p.v_descale = Descale(d.data_ptr(), 0, 0)
-    p.softmax_scale = 1.0 / math.sqrt(D)
-    return p
-
-
 class Ours:
     def __init__(self, L, q, k, v, d, causal, no_ws):
         self.L = L
         B, S, H, D = q.shape
         self.o = torch.full((B, S, H, D), float("nan"), device=DEV, dtype=torch.bfloat16)
-        self.p = make_params(L, q, k, v, self.o, d, causal)
+        # the package's params (softmax_scale 0: 1/sqrt(D)); d broadcast over (batch, heads)
+        dq, dkv = d.reshape(1, 1).expand(B, H), d.reshape(1, 1).expand(B, k.shape[2])
+        self.p = bshd_params(q, k, v, self.o, (dq, dkv, dkv), causal)
         n = C.c_size_t(0)
         self.check(L.fp8attn_forward_workspace_size(C.byref(self.p), None, C.byref(n)))
         self.size = 0 if no_ws else n.value
@@ -167,6 +155,8 @@ def main():
     if rounds < 1 or calls < 1:
         sys.exit("ab_libs: ROUNDS and CALLS must be >= 1")
     no_ws = os.environ.get("AB_NOWS") == "1"
+    # the package packs the params (fp8attn.bench.bshd_params) with a library it loads itself
+    os.environ.setdefault("FP8ATTN_LIBRARY", os.path.abspath(sys.argv[1]))
     lib_a = load(sys.argv[1])
     lib_b = "fa3" if sys.argv[2] == "fa3" else load(sys.argv[2])
     print("%s  A=%s B=%s  %d rounds x %d calls%s" % (torch.cuda.get_device_name(), sys.argv[1],

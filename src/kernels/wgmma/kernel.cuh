@@ -218,6 +218,25 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     return FP8ATTN_OK;
 }
 
+/* An instance's launcher (FP8ATTN_WGMMA_INSTANCE[_VTC] below): the transposing kernel k (CFG)
+ * without a workspace or for its own split plan (split->tr 1), else the causal _vt kernel k_vtc
+ * (CFG_VTC; NULL: none) where FP8ATTN_WGMMA_TAKES_VTC (wgmma_host.h), else the _vt kernel k_vt
+ * (CFG_VT). */
+template <class CFG, class CFG_VT, class CFG_VTC>
+static fp8attn_status_t wgmma_launch_instance(const fp8attn_kernel_entry_t *k,
+                                              const fp8attn_kernel_entry_t *k_vt,
+                                              const fp8attn_kernel_entry_t *k_vtc,
+                                              const fp8attn_params_t *p, void *vt,
+                                              const fp8attn_wgmma_split_t *split, int sm_count,
+                                              fp8attn_stream_t s)
+{
+    if (!vt || (split && split->tiles > 0 && split->tr))
+        return wgmma_launch<CFG>(k, p, vt, split, sm_count, s);
+    if (k_vtc && FP8ATTN_WGMMA_TAKES_VTC(p))
+        return wgmma_launch<CFG_VTC>(k_vtc, p, vt, split, sm_count, s);
+    return wgmma_launch<CFG_VT>(k_vt, p, vt, split, sm_count, s);
+}
+
 /* One kernel of instance NAME, fp8attn_wgmma_<NAME><SUFFIX> (configuration CFG; PRE_VT: V^T from
  * the workspace), its body only in the sm_90a image, and its table entry
  * fp8attn_wgmma_entry_<NAME><SUFFIX>() (SUFFIX empty, _vt or _vtc). */
@@ -275,11 +294,9 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     }                                                                                             \
     FP8ATTN_WGMMA_LAUNCH_DECL(NAME)                                                               \
     {                                                                                             \
-        const bool tr_split = split && split->tiles > 0 && split->tr;                             \
-        return vt && !tr_split                                                                    \
-                   ? wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, split,        \
-                                          sm_count, s)                                            \
-                   : wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, vt, split, sm_count, s);  \
+        return wgmma_launch_instance<CFG, CFG_VT, CFG_VT>(fp8attn_wgmma_entry_##NAME(),           \
+                                                          fp8attn_wgmma_entry_##NAME##_vt(),      \
+                                                          NULL, p, vt, split, sm_count, s);       \
     }
 
 /* FP8ATTN_WGMMA_INSTANCE with a third kernel, fp8attn_wgmma_<NAME>_vtc (CFG_VTC: VT_GLOBAL, the
@@ -299,14 +316,9 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     FP8ATTN_WGMMA_KERNEL_(NAME, _vtc, CFG_VTC, OVERLAP_VT, PINGPONG_VT, true)                      \
     FP8ATTN_WGMMA_LAUNCH_DECL(NAME)                                                               \
     {                                                                                             \
-        const bool tr_split = split && split->tiles > 0 && split->tr;                             \
-        if (!vt || tr_split)                                                                      \
-            return wgmma_launch<CFG>(fp8attn_wgmma_entry_##NAME(), p, vt, split, sm_count, s);    \
-        return FP8ATTN_WGMMA_TAKES_VTC(p)                                                         \
-                   ? wgmma_launch<CFG_VTC>(fp8attn_wgmma_entry_##NAME##_vtc(), p, vt, split,      \
-                                           sm_count, s)                                           \
-                   : wgmma_launch<CFG_VT>(fp8attn_wgmma_entry_##NAME##_vt(), p, vt, split,        \
-                                          sm_count, s);                                           \
+        return wgmma_launch_instance<CFG, CFG_VT, CFG_VTC>(                                       \
+            fp8attn_wgmma_entry_##NAME(), fp8attn_wgmma_entry_##NAME##_vt(),                      \
+            fp8attn_wgmma_entry_##NAME##_vtc(), p, vt, split, sm_count, s);                       \
     }
 
 /* The kernel body is compiled only where wgmma and setmaxnreg exist (the sm_90a pass). */

@@ -568,6 +568,13 @@ static int64_t padded_keys(const wgmma_instance_t *in, int seqlen_k)
     return ((int64_t)seqlen_k + *in->bn - 1) / *in->bn * *in->bn;
 }
 
+/* Whether a call on `in` given a workspace runs its _vt kernel. */
+static bool runs_vt(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count)
+{
+    fp8attn_wgmma_split_t split;
+    return workspace_use(p, in, sm_count, &split) == WS_VT;
+}
+
 /* The pad rule's choice for p, which instance_for_problem gives `in` (or instance_for_call, in
  * place of a range_vt_only instance that would transpose V). */
 static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count, int with_ws,
@@ -581,18 +588,9 @@ static const wgmma_instance_t *pad_rule(const fp8attn_params_t *p, int sm_count,
             w = &k_instances[i];
     if (!w) return in;
     const int64_t pad_in = padded_keys(in, p->seqlen_k), pad_w = padded_keys(w, p->seqlen_k);
-    fp8attn_wgmma_split_t split;
-    if (with_ws && workspace_use(p, in, sm_count, &split) == WS_VT &&
-        workspace_use(p, w, sm_count, &split) == WS_VT)
+    if (with_ws && runs_vt(p, in, sm_count) && runs_vt(p, w, sm_count))
         return pad_w < pad_in || (w->pad_vt_ties && pad_w == pad_in) ? w : in;
     return pad_w * 100 <= pad_in * (100 - w->pad_pct) ? w : in;
-}
-
-/* Whether a call on `in` given a workspace runs its _vt kernel. */
-static bool runs_vt(const fp8attn_params_t *p, const wgmma_instance_t *in, int sm_count)
-{
-    fp8attn_wgmma_split_t split;
-    return workspace_use(p, in, sm_count, &split) == WS_VT;
 }
 
 /* The instance for p: instance_for_problem's (but the general one in place of a range_vt_only
@@ -662,9 +660,8 @@ static const fp8attn_kernel_entry_t *kernel_for_ws(const fp8attn_params_t *p,
                                                    fp8attn_status_t *st)
 {
     const wgmma_instance_t *in = pick(p, dev, st, 1);
-    fp8attn_wgmma_split_t split;
     if (!in) return NULL;
-    if (workspace_use(p, in, dev->sm_count, &split) != WS_VT) return in->entry();
+    if (!runs_vt(p, in, dev->sm_count)) return in->entry();
     /* the causal _vt kernel where the instance has one and its launcher takes it */
     return in->entry_vtc() && FP8ATTN_WGMMA_TAKES_VTC(p) ? in->entry_vtc() : in->entry_vt();
 }
