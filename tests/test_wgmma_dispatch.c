@@ -83,7 +83,8 @@ static void named_cases(void)
     expect(2, 16, 16, 8192, 128, 1, HD128, N224 "_vtc");
     expect_qk(1, 4, 1, 8400, 8200, 128, 1, HD128, N224 "_vt"); /* rows without keys: _vt */
     expect_qk(1, 16, 2, 1000, 8200, 128, 1, HD128, N224 "_vtc");
-    expect(4, 16, 16, 4096, 128, 1, HD128, HD128 "_vt"); /* causal below 8192 */
+    expect(4, 16, 16, 4096, 128, 1, HD128, N224 "_vtc"); /* causal from 4096 (w105) */
+    expect(4, 16, 16, 3584, 128, 1, HD128, HD128 "_vt");  /* causal below 4096 */
     expect(4, 16, 16, 6000, 128, 0, HD128, N224 "_vt");  /* 6048 keys against 6144: no pad rule */
     /* one wave against long keys: with a workspace, hd128_n224_vt where its split pays (w63,
      * w65); where it would transpose V, hd128's transposing kernel, with a workspace or without */
