@@ -81,7 +81,7 @@ static void named_cases(void)
     expect(1, 16, 16, 16384, 128, 0, HD128, N224 "_vt");
     expect(1, 16, 16, 16384, 128, 1, HD128, N224 "_vtc"); /* causal: its causal _vt kernel */
     expect(2, 16, 16, 8192, 128, 1, HD128, N224 "_vtc");
-    expect_qk(1, 4, 1, 8400, 8200, 128, 1, HD128, N224 "_vt"); /* rows without keys: _vt */
+    expect_qk(1, 4, 1, 8400, 8200, 128, 1, HD128, N224 "_vtc"); /* rows without keys too (w106) */
     expect_qk(1, 16, 2, 1000, 8200, 128, 1, HD128, N224 "_vtc");
     expect(4, 16, 16, 4096, 128, 1, HD128, N224 "_vtc"); /* causal from 4096 (w105) */
     expect(4, 16, 16, 3584, 128, 1, HD128, HD128 "_vt");  /* causal below 4096 */

@@ -418,13 +418,17 @@ def test_split_tail():
 
 
 @cuda_only
-def test_causal_vtc_walk():
-    """(1,136,8,256,8200,128) causal on Hopper: hd128_n224's causal _vt kernel (_vtc, the cross-tile
-    overlap: a block's next query tile starts under its last one's P.V) on the dynamic walk, 272
-    query tiles, so on 132 SMs every block walks two or three. O and LSE pass the kernel gates
-    against fp64, the same bits on a second call; on 132 SMs the kernel is the _vtc one (else this
-    case would test it nowhere but in the sanitizer script)."""
-    (q, k, v, dq, dk, dv), _, outs = _two_calls_within_gates(1, 136, 8, 256, 8200, 128, True, 401)
+@pytest.mark.parametrize("B,Hq,Hkv,Sq,Sk", [(1, 136, 8, 256, 8200), (1, 16, 2, 5000, 4200)])
+def test_causal_vtc_walk(B, Hq, Hkv, Sq, Sk):
+    """Causal, head_dim 128, on Hopper: hd128_n224's causal _vt kernel (_vtc, the cross-tile
+    overlap: a block's next query tile starts under its last one's P.V) on the dynamic walk.
+    (1,136,8,256,8200): 272 query tiles, so on 132 SMs every block walks two or three.
+    (1,16,2,5000,4200): 640 query tiles, and the first 800 rows of each head see no key (O = 0,
+    LSE = -inf): the walk hands out query tiles without keys between tiles with keys (docs/PERF.md
+    w106). O and LSE pass the kernel gates against fp64, the same bits on a second call; on 132 SMs
+    the kernel is the _vtc one (else this case would test it nowhere but in the sanitizer script)."""
+    (q, k, v, dq, dk, dv), _, outs = _two_calls_within_gates(B, Hq, Hkv, Sq, Sk, 128, True,
+                                                             401 + Sq)
     if _hopper() and _sm_count() == 132:
         p = _c_params(q, k, v, dq, dk, dv, outs[0][0], True)
         assert _ws_kernels(p)[1] == "fp8attn_wgmma_hd128_n224_vtc", _ws_kernels(p)

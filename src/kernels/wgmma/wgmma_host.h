@@ -128,11 +128,12 @@ void fp8attn_wgmma_split_plan(int64_t units, int64_t nk, int grid, int bm, int d
         fp8attn_stream_t s)
 
 /* Whether an instance with a causal _vt kernel (kernel.cuh FP8ATTN_WGMMA_INSTANCE_VTC) runs it for
- * p, given V^T in the workspace: causal problems in which every query row sees a key (seqlen_q <=
- * seqlen_k). With more queries than keys the first rows see none, and the dynamic walk hands out
- * query tiles without keys, which no GPU test has run on the _vtc kernel yet (session 38): those
- * stay on the _vt kernel. The launcher and kernel_for_ws (wgmma_variant.cu) both ask this. */
-#define FP8ATTN_WGMMA_TAKES_VTC(p) ((p)->causal && (p)->seqlen_q <= (p)->seqlen_k)
+ * p, given V^T in the workspace: every causal problem (causal problems never split the tail, which
+ * that kernel lacks). Those with more queries than keys, whose first rows see no key and whose
+ * dynamic walk hands out query tiles without keys, stayed on the _vt kernel until they had run on
+ * a GPU (session 39: docs/PERF.md w106). The launcher and kernel_for_ws (wgmma_variant.cu) both
+ * ask this. */
+#define FP8ATTN_WGMMA_TAKES_VTC(p) ((p)->causal)
 
 /* The V^T of p in the workspace (vt_prepass.cu): SKP = seqlen_k rounded up to 32, the bytes it
  * takes, and the launch of the pass that writes it. */
