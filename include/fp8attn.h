@@ -185,7 +185,7 @@ fp8attn_status_t fp8attn_variant_supports(const char *variant, const fp8attn_par
  * same tiles are the same name or it with "_vt" or "_vtc" appended. Elsewhere the sums of P.V
  * are grouped differently: the last bits differ, the error against fp64 is the same (at
  * head_dim 128, where the call given a workspace reads V^T from it, its kernel takes 224-key
- * tiles from 4096 keys, causal or not, and, without the mask, on some shorter problems where
+ * tiles from 4096 keys (causal: 2048), and, without the mask, on some shorter problems where
  * they pad fewer keys; without one, 192-key tiles). The workspace holds
  * nothing between calls, must be FP8ATTN_WORKSPACE_ALIGN-byte aligned (cudaMalloc and PyTorch's
  * allocator are) and must not overlap any tensor of the problem; calls on different streams need

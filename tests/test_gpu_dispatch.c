@@ -130,7 +130,7 @@ int main(void)
     expect_kernel(&p, NULL, "fp8attn_mma_hd128_m64");
     p = problem(2, 8, 1024, 128); /* under one wave, but 1024 keys x 128: wgmma */
     expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128" : "fp8attn_mma_hd128_m64");
-    /* hd128: 224-key tiles from 4096 keys, causal too, but only on the _vt kernels: without a
+    /* hd128: 224-key tiles from 4096 keys, 2048 if causal, but only on the _vt kernels: without a
      * workspace V is transposed in shared memory, by hd128's 192-key kernel (w102) */
     p = problem(2, 16, 8192, 128);
     expect_kernel(&p, NULL, hopper ? "fp8attn_wgmma_hd128" : "fp8attn_mma_hd128_m128");
@@ -203,7 +203,10 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vtc");
         p = problem(4, 16, 4096, 128); /* 32 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
-        p.causal = 1; /* causal from 4096 keys on the _vtc kernel (w105) */
+        p.causal = 1; /* causal from 2048 keys on the _vtc kernel (w105, w107) */
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vtc");
+        p = problem(5, 16, 3072, 128); /* causal, 24 repeats */
+        p.causal = 1;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vtc");
         p = problem(16, 16, 896, 128); /* 7 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");

@@ -109,7 +109,7 @@ fi
 # the first (64 keys) with it. In the causal run below, (2,16,4,1000,...) runs the first on 256
 # tiles, and the two of 1100 keys run the third, (4,16,1,...) from the workspace (96 repeats) and
 # (2,16,16,...) transposing V.
-# hd128 problems of at least 4096 keys, causal too, run 224-key tiles (wgmma_hd128_n224.cu)
+# hd128 problems of at least 4096 keys (causal: 2048) run 224-key tiles (wgmma_hd128_n224.cu)
 # where they read V^T from the workspace; where V is transposed in shared memory (with
 # --no-workspace), hd128's 192-key kernel runs them (docs/PERF.md w102):
 # above, (1,2,2,4097,4097,128) from the workspace (33 repeats) and (1,8,8,64,4097,128) from it

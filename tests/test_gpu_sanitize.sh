@@ -24,7 +24,8 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
               --shape 1,140,14,200,1200,64 --shape 1,100,10,200,1500,256
               --shape 1,70,2,300,4200,128 --shape 1,8,8,200,8300,256
               --shape 1,140,140,64,2200,256 --shape 1,4,2,700,3000,64 --shape 8,16,16,200,200,128
-              --shape 1,136,8,256,8200,128 --shape 1,4,1,4400,4100,128)
+              --shape 1,136,8,256,8200,128 --shape 1,4,1,4400,4100,128
+              --shape 1,16,2,600,3000,128)
 # (1,8,1,512,700,128), (1,16,1,400,333,64), (1,8,1,512,300,256) and (1,136,8,200,300,128) reach 32
 # repeats, and (1,72,8,200,300,64) 18 on 144 blocks without the mask: with the tool's workspace
 # they run the counters' clear and the _vt kernels (the last only non-causal). (1,72,8,...) and
@@ -65,7 +66,8 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
 # two Q stages; w103) on the dynamic walk (272 query tiles, 34 repeats); without the mask its _vt
 # kernel, splitting the last round (8 tiles of 37 key tiles over the grid). (1,4,1,4400,4100,128)
 # causal: _vtc with more queries than keys (the first 300 rows of a head see no key) on the
-# dynamic walk (140 query tiles; w106).
+# dynamic walk (140 query tiles; w106). (1,16,2,600,3000,128) causal: _vtc below 4096 keys (40
+# repeats; w107); without the mask hd128_n224_vt.
 variants="reference-gpu mma-m64 mma-m128"
 "$bin" info | grep -qE '^  wgmma ' && variants="$variants wgmma"
 [ $# -gt 1 ] && variants="${*:2}" # by hand: only the variants named

@@ -75,7 +75,7 @@ static void named_cases(void)
     expect(36, 16, 16, 448, 128, 0, N224, N224);          /* 448 against 576 */
     expect(80, 16, 16, 200, 128, 0, N224, N224);          /* one tile against two */
     expect(32, 16, 16, 512, 128, 0, HD128, HD128);        /* 672 against 576 */
-    /* from 4096 keys (8192 causal) the ranges give the 224-key tiles, on the _vt kernel only:
+    /* from 4096 keys (2048 causal) the ranges give the 224-key tiles, on the _vt kernel only:
      * where V is transposed in shared memory, hd128's 192-key kernel (RANGE_VT_ONLY, w102) */
     expect(4, 16, 16, 4096, 128, 0, HD128, N224 "_vt");
     expect(1, 16, 16, 16384, 128, 0, HD128, N224 "_vt");
@@ -83,8 +83,12 @@ static void named_cases(void)
     expect(2, 16, 16, 8192, 128, 1, HD128, N224 "_vtc");
     expect_qk(1, 4, 1, 8400, 8200, 128, 1, HD128, N224 "_vtc"); /* rows without keys too (w106) */
     expect_qk(1, 16, 2, 1000, 8200, 128, 1, HD128, N224 "_vtc");
-    expect(4, 16, 16, 4096, 128, 1, HD128, N224 "_vtc"); /* causal from 4096 (w105) */
-    expect(4, 16, 16, 3584, 128, 1, HD128, HD128 "_vt");  /* causal below 4096 */
+    expect(4, 16, 16, 4096, 128, 1, HD128, N224 "_vtc"); /* causal from 2048 (w105, w107) */
+    expect(4, 16, 16, 3584, 128, 1, HD128, N224 "_vtc");
+    expect(8, 16, 4, 2048, 128, 1, HD128, N224 "_vtc");
+    expect_qk(1, 16, 2, 600, 3000, 128, 1, HD128, N224 "_vtc"); /* test_gpu_sanitize.sh's */
+    expect(8, 16, 16, 2048, 128, 1, HD128, HD128);        /* 16 repeats: V transposed */
+    expect(10, 16, 4, 1792, 128, 1, HD128, HD128 "_vt");  /* causal below 2048 */
     expect(4, 16, 16, 6000, 128, 0, HD128, N224 "_vt");  /* 6048 keys against 6144: no pad rule */
     /* one wave against long keys: with a workspace, hd128_n224_vt where its split pays (w63,
      * w65); where it would transpose V, hd128's transposing kernel, with a workspace or without */
@@ -99,7 +103,7 @@ static void named_cases(void)
     /* never under the mask */
     expect(16, 16, 16, 1024, 128, 1, HD128, HD128);
     expect(9, 16, 16, 1792, 128, 1, HD128, HD128);
-    expect(4, 16, 16, 3584, 128, 1, HD128, HD128 "_vt");
+    expect(9, 16, 4, 1792, 128, 1, HD128, HD128 "_vt");  /* 1792 against 1920, from V^T */
     /* never on one wave: (1,8,640) is 40 tiles; (1,8/2,1000) 64 tiles of 32 repeats, _vt */
     expect(1, 8, 8, 640, 128, 0, HD128, HD128);
     expect(1, 8, 2, 1000, 128, 0, HD128, HD128 "_vt");

@@ -1,4 +1,4 @@
-/* Variant "wgmma", head_dim 128, problems of at least 4096 keys, causal too (wgmma_variant.cu,
+/* Variant "wgmma", head_dim 128, problems of at least 4096 keys, 2048 if causal (wgmma_variant.cu,
  * WGMMA_HD128_N224_*MIN_SK): 2 consumer warpgroups (128 query rows) x 224-key tiles (FA3's e4m3
  * tile), 2 stages. A row of V^T is 224 bytes, so V^T takes the 32-byte swizzle. S (112) + P (28)
  * + O (64) registers fit the consumers' 232 with no spill. Against wgmma_hd128.cu's 192-key tiles

@@ -2,7 +2,7 @@
  * sm_90a image, strides TMA can encode), which instance runs them (one general instance per head
  * dim, wgmma_hd<D>.cu, and instances for ranges of problems: wgmma_hd64_m128.cu for one-wave and
  * short causal hd64 problems, wgmma_hd64_n160.cu for causal hd64 problems of 1k-4k keys,
- * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more, causal too, where its _vt kernel
+ * wgmma_hd128_n224.cu for hd128 problems of 4k keys or more (2k if causal), where its _vt kernel
  * runs (else the general instance: instance_for_call); without the mask,
  * hd128_n224 where its tiles cover fewer keys and hd64_n160 where its cover no more: pad_rule;
  * given a workspace, one-wave hd64 problems may take the general instance's split instead:
@@ -65,12 +65,15 @@ WGMMA_DECLARE(hd128_n224)
  * 1.001), 8k 1.019 (causal 1.022), 16k 1.017 (causal 1.021). Causal from 4096 keys since the
  * _vtc kernel (the cross-tile overlap): H200, time with hd128_vt / with hd128_n224_vtc (docs/PERF.md
  * w105, session 38): (4,16,4096,128) 1.013-1.019, (8,16,4096,128) 4 kv heads 1.014-1.015,
- * (2,16,6000,128) 1.015; 8192 before. A minimum above INT32_MAX - 256: never (A/B builds). */
+ * (2,16,6000,128) 1.015; 8192 before. From 2048 since session 39 (w107, the same ratio):
+ * (5,16,3072,128) 1.009-1.011, (4,16,3584,128) 1.006-1.008, (8,16,2048,128) 4 kv heads
+ * 1.009-1.011 (MHA at 2k-2.5k causal transposes V: unchanged). A minimum above INT32_MAX - 256:
+ * never (A/B builds). */
 #ifndef WGMMA_HD128_N224_MIN_SK
 #define WGMMA_HD128_N224_MIN_SK 4096
 #endif
 #ifndef WGMMA_HD128_N224_CAUSAL_MIN_SK
-#define WGMMA_HD128_N224_CAUSAL_MIN_SK 4096
+#define WGMMA_HD128_N224_CAUSAL_MIN_SK 2048
 #endif
 /* WGMMA_HD128_N224_RANGE_VT_ONLY 1 (default): those ranges hold where the call runs
  * hd128_n224's _vt kernel. Where it would transpose V (no workspace, or too few query tiles per V
