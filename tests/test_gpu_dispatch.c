@@ -205,9 +205,6 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vt");
         p.causal = 1; /* causal from 2048 keys on the _vtc kernel (w105, w107) */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vtc");
-        p = problem(5, 16, 3072, 128); /* causal, 24 repeats */
-        p.causal = 1;
-        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vtc");
         p = problem(16, 16, 896, 128); /* 7 repeats */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
         p = problem(16, 16, 1024, 128); /* 8 repeats: hd128's line since w55; 224-key tiles pad
@@ -236,9 +233,10 @@ int main(void)
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
         p.causal = 1; /* causal hd128: 24 needed */
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
-        p = problem(4, 16, 3072, 128); /* causal, 24 repeats: hd128's causal line since w55 */
+        p = problem(4, 16, 3072, 128); /* causal, 24 repeats: hd128's causal line since w55; from
+                                        * 2048 keys hd128_n224's _vtc kernel (w107) */
         p.causal = 1;
-        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_vt");
+        expect_ws_kernel(&p, "fp8attn_wgmma_hd128_n224_vtc");
         p = problem(4, 16, 2944, 128); /* causal, 23 repeats */
         p.causal = 1;
         expect_ws_kernel(&p, "fp8attn_wgmma_hd128");
