@@ -28,7 +28,7 @@ __device__ __forceinline__ uint32_t wg_smem_base()
 /* Swizzle phase of a row of a K-major tile of swizzle width SW: the value its 16-byte chunk
  * index is XORed with (row % 8, (row / 2) % 4 or (row / 4) % 2, as above). */
 template <int SW>
-__device__ __forceinline__ uint32_t swizzle_phase(uint32_t row)
+__host__ __device__ __forceinline__ uint32_t swizzle_phase(uint32_t row)
 {
     return SW == 128 ? (row & 7) : SW == 64 ? ((row >> 1) & 3) : ((row >> 2) & 1);
 }
@@ -36,7 +36,7 @@ __device__ __forceinline__ uint32_t swizzle_phase(uint32_t row)
 /* Byte address of (row, byte kb) of a [R][K] K-major tile at `tile` with swizzle width SW; kb
  * must be a multiple of 16 (a whole chunk) or the caller adds kb % 16 itself. */
 template <int R, int SW>
-__device__ __forceinline__ uint32_t kmajor_addr(uint32_t tile, int row, int kb)
+__host__ __device__ __forceinline__ uint32_t kmajor_addr(uint32_t tile, int row, int kb)
 {
     static_assert(SW == 32 || SW == 64 || SW == 128, "swizzle width");
     /* unsigned: row, kb >= 0, so / and % are shifts and masks without int's sign fix-ups (the

@@ -31,12 +31,48 @@
 #define WGMMA_TW_ROLLED 0
 #endif
 
+/* WGMMA_STSM_CF 1 (default): the transposers' stmatrix without bank conflicts (st_row_of and
+ * unit_sel below); 2: the same with the second selector made per unit; 0: every lane as
+ * store_unit (A/B builds). An instance's file may set it before it includes kernel.cuh. */
+#ifndef WGMMA_STSM_CF
+#define WGMMA_STSM_CF 1
+#endif
+
 /* The second half of a unit: the four registers ldmatrix.trans gave, byte-permuted into V^T's
  * key order (above), stored by stmatrix at `addr`. */
 __device__ __forceinline__ void store_unit(uint32_t addr, const uint32_t r[4])
 {
     stmatrix_x4(addr, byte_perm(r[0], r[1], 0x6420), byte_perm(r[2], r[3], 0x6420),
                 byte_perm(r[0], r[1], 0x7531), byte_perm(r[2], r[3], 0x7531));
+}
+
+/* store_unit's rows in an order without bank conflicts. stmatrix.x4 writes four 8x8 matrices of
+ * 16-bit pairs; lane (g, t) (lane = 4 g + t) gives row g of each, lane L the address of matrix
+ * L / 8's row L % 8. Lane (g, t) holds V^T rows 2g and 2g + 1 (dims), so store_unit's matrices
+ * are the even rows 16c + 2g and the odd rows 16c + 2g + 1: eight rows on four 16-byte bank
+ * groups under V^T's 32-, 64- and 128-byte swizzles, a 2-way conflict on every stmatrix (docs/
+ * PERF.md w108: 34 M excess wavefronts at (1,16,16384,128)). Here lanes 16-31 (g >= 4) exchange
+ * their two rows (sel: the byte selectors swapped) and the row addresses follow (st_row_cf), so a
+ * matrix's rows are 16c + 2g + (g >= 4) (or its complement): eight bank groups under each
+ * swizzle, since the swizzle phase of rows 2g and 2g + 1 is the same at 32 and 64 bytes and the
+ * row's parity then picks the other half of the 128-byte line, and at 128 bytes the phases
+ * 2g + (g >= 4) mod 8 are all distinct. The bytes written are store_unit's (docs/PERF.md w109). */
+__host__ __device__ __forceinline__ uint32_t st_row_of(uint32_t lane)
+{
+    return WGMMA_STSM_CF ? 2 * (lane & 7) + (((lane >> 4) ^ (lane >> 2)) & 1)
+                         : 2 * (lane & 7) + (lane >> 4);
+}
+/* the selector of the unit's first and second registers (the third and fourth: sel ^ 0x1111) */
+__host__ __device__ __forceinline__ uint32_t unit_sel(uint32_t lane)
+{
+    return WGMMA_STSM_CF ? 0x6420u ^ (0x1111u & (0u - ((lane >> 4) & 1))) : 0x6420u;
+}
+__device__ __forceinline__ void store_unit_sel(uint32_t addr, const uint32_t r[4], uint32_t sel)
+{
+    /* WGMMA_STSM_CF 2: the second selector made per unit, one register fewer across the loop */
+    const uint32_t sel2 = (WGMMA_STSM_CF == 2 ? opaque_u32(sel) : sel) ^ 0x1111u;
+    stmatrix_x4(addr, byte_perm(r[0], r[1], sel), byte_perm(r[2], r[3], sel),
+                byte_perm(r[0], r[1], sel2), byte_perm(r[2], r[3], sel2));
 }
 
 /* The units of transposer warp W: u = W + WARPS k (kv = u / CH, c = u % CH), W a compile-time
@@ -62,7 +98,7 @@ __device__ __forceinline__ void transpose_warp(uint32_t v, uint32_t vt, int lane
      * producer's loop */
     const uint32_t lane = opaque_u32((uint32_t)lane_);
     const uint32_t xs = swizzle_phase<C::SW_D>(lane);
-    const uint32_t st_row = 2 * (lane & 7) + (lane >> 4), sb = (lane >> 3) & 1;
+    const uint32_t st_row = st_row_of(lane), sb = (lane >> 3) & 1, sel = unit_sel(lane);
     const uint32_t xd = swizzle_phase<C::SW_N>(st_row);
     const uint32_t src = v + lane * C::SW_D, dst = vt + st_row * C::SW_N;
 #if WGMMA_TW_ROLLED
@@ -83,9 +119,9 @@ __device__ __forceinline__ void transpose_warp(uint32_t v, uint32_t vt, int lane
         for (int i = 0; i < BATCH; i++) {
             const uint32_t u = W + WARPS * (k0 + i), kv = u / CH, c = u % CH;
             if (k0 + i < NU)
-                store_unit(dst + (uint32_t)((kv / KN) * C::D * C::SW_N + 16 * c * C::SW_N) +
-                               ((((uint32_t)(2 * (kv % KN)) + sb) ^ xd) << 4),
-                           r[i]);
+                store_unit_sel(dst + (uint32_t)((kv / KN) * C::D * C::SW_N + 16 * c * C::SW_N) +
+                                   ((((uint32_t)(2 * (kv % KN)) + sb) ^ xd) << 4),
+                               r[i], sel);
         }
     }
 }
@@ -100,14 +136,15 @@ __device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int war
 {
     constexpr int CH = C::D / 16, UNITS = (C::BN / 32) * CH, WARPS = C::TRANSPOSERS / 32;
     constexpr int PER = (UNITS + WARPS - 1) / WARPS; /* units per warp (the last may have fewer) */
-    const int st_row = 2 * (lane & 7) + (lane >> 4), st_kb = 16 * ((lane >> 3) & 1);
+    const int st_row = (int)st_row_of((uint32_t)lane), st_kb = 16 * ((lane >> 3) & 1);
+    const uint32_t sel = unit_sel((uint32_t)lane);
 #pragma unroll 4
     for (int k = 0; k < PER; k++) {
         const uint32_t u = (uint32_t)(warp + WARPS * k), kv = u / CH, c = u % CH;
         if (UNITS % WARPS != 0 && u >= UNITS) break;
         uint32_t r[4];
         ldmatrix_x4_trans(r, kmajor_addr<C::BN, C::SW_D>(v, 32 * kv + lane, 16 * c));
-        store_unit(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), r);
+        store_unit_sel(kmajor_addr<C::D, C::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), r, sel);
     }
 }
 
@@ -136,7 +173,7 @@ __device__ __forceinline__ void transpose_blocks(uint32_t v, uint32_t vt, int wa
      * loop */
     const uint32_t lane = opaque_u32((uint32_t)lane_);
     const uint32_t w = (uint32_t)warp;
-    const uint32_t st_row = 2 * (lane & 7) + (lane >> 4), sb = (lane >> 3) & 1;
+    const uint32_t st_row = st_row_of(lane), sb = (lane >> 3) & 1, sel = unit_sel(lane);
     const uint32_t S = (v + (32 * KPW * w + lane) * C::SW_D) | (swizzle_phase<C::SW_D>(lane) << 4);
     const uint32_t T = (vt + (KPW / KN) * w * (C::D * C::SW_N) + st_row * C::SW_N) |
                        ((sb ^ swizzle_phase<C::SW_N>(st_row)) << 4);
@@ -154,9 +191,9 @@ __device__ __forceinline__ void transpose_blocks(uint32_t v, uint32_t vt, int wa
         for (int i = 0; i < BATCH; i++) {
             const int j = (n0 + i) / CH, c = (n0 + i) % CH;
             if (n0 + i < NU)
-                store_unit((T ^ ((uint32_t)(2 * (j % KN)) << 4)) +
-                               (uint32_t)((j / KN) * C::D * C::SW_N + 16 * c * C::SW_N),
-                           r[i]);
+                store_unit_sel((T ^ ((uint32_t)(2 * (j % KN)) << 4)) +
+                                   (uint32_t)((j / KN) * C::D * C::SW_N + 16 * c * C::SW_N),
+                               r[i], sel);
         }
     }
 }
