@@ -32,8 +32,8 @@
 #endif
 
 /* WGMMA_STSM_CF 1 (default): the transposers' stmatrix without bank conflicts (st_row_of and
- * unit_sel below); 2: the same with the second selector made per unit; 0: every lane as
- * store_unit (A/B builds). An instance's file may set it before it includes kernel.cuh. */
+ * unit_sel below); 0: every lane as store_unit (A/B builds, and hd256, whose transposing kernel
+ * spills with 1). An instance's file may set it before it includes kernel.cuh. */
 #ifndef WGMMA_STSM_CF
 #define WGMMA_STSM_CF 1
 #endif
@@ -52,11 +52,12 @@ __device__ __forceinline__ void store_unit(uint32_t addr, const uint32_t r[4])
  * are the even rows 16c + 2g and the odd rows 16c + 2g + 1: eight rows on four 16-byte bank
  * groups under V^T's 32-, 64- and 128-byte swizzles, a 2-way conflict on every stmatrix (docs/
  * PERF.md w108: 34 M excess wavefronts at (1,16,16384,128)). Here lanes 16-31 (g >= 4) exchange
- * their two rows (sel: the byte selectors swapped) and the row addresses follow (st_row_cf), so a
- * matrix's rows are 16c + 2g + (g >= 4) (or its complement): eight bank groups under each
- * swizzle, since the swizzle phase of rows 2g and 2g + 1 is the same at 32 and 64 bytes and the
- * row's parity then picks the other half of the 128-byte line, and at 128 bytes the phases
- * 2g + (g >= 4) mod 8 are all distinct. The bytes written are store_unit's (docs/PERF.md w109). */
+ * their two rows (unit_sel: the byte selectors swapped) and the row addresses follow (st_row_of),
+ * so a matrix's rows are 16c + 2g + (g >= 4) (or 16c + 2g + (g < 4)): eight bank groups under
+ * each swizzle (at 64 bytes, rows 2g and 2g + 1 share a phase and lie in the two halves of a
+ * 128-byte line; at 128 bytes the phases 2g + (g >= 4) mod 8 are all distinct; at 32 bytes the
+ * parity moves the row by 32 bytes within its line). The bytes written are store_unit's
+ * (docs/PERF.md w109; tests/test_wgmma_transpose.cu checks both for every transposing tile). */
 __host__ __device__ __forceinline__ uint32_t st_row_of(uint32_t lane)
 {
     return WGMMA_STSM_CF ? 2 * (lane & 7) + (((lane >> 4) ^ (lane >> 2)) & 1)
@@ -67,10 +68,10 @@ __host__ __device__ __forceinline__ uint32_t unit_sel(uint32_t lane)
 {
     return WGMMA_STSM_CF ? 0x6420u ^ (0x1111u & (0u - ((lane >> 4) & 1))) : 0x6420u;
 }
+/* store_unit with the lane's selector sel (unit_sel) */
 __device__ __forceinline__ void store_unit_sel(uint32_t addr, const uint32_t r[4], uint32_t sel)
 {
-    /* WGMMA_STSM_CF 2: the second selector made per unit, one register fewer across the loop */
-    const uint32_t sel2 = (WGMMA_STSM_CF == 2 ? opaque_u32(sel) : sel) ^ 0x1111u;
+    const uint32_t sel2 = sel ^ 0x1111u;
     stmatrix_x4(addr, byte_perm(r[0], r[1], sel), byte_perm(r[2], r[3], sel),
                 byte_perm(r[0], r[1], sel2), byte_perm(r[2], r[3], sel2));
 }
