@@ -1,10 +1,10 @@
 /* The wgmma producer's V transpose (src/kernels/wgmma/transpose_v.cuh), run on the CPU: the same
- * address helpers the kernels compile (kmajor_addr, st_row_of, unit_sel) drive a model of the
- * three instructions a unit is made of, as the PTX ISA defines them:
+ * helpers the kernels compile (kmajor_addr, st_row_of, unit_sel, unit_out: the addresses, the
+ * selectors and the byte permutes) drive a model of the two instructions around them, as the PTX
+ * ISA defines them:
  *   ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16: lanes 8i..8i+7 give the row addresses of
  *     8x8 matrix i (rows of eight 16-bit elements); lane 4g + t receives, in register i, the
  *     elements (row 2t, column g) and (row 2t + 1, column g) of matrix i;
- *   prmt.b32 d, a, b, sel: byte k of d is byte (sel >> 4k) & 7 of {a, b} (a bytes 0-3);
  *   stmatrix.sync.aligned.m8n8.x4.shared.b16: lane 4g + t's register i is row g, elements 2t and
  *     2t + 1 of matrix i, written at the address lane 8i + g gives.
  * For every tile of keys x head_dim that a transposing kernel uses (config.cuh's swizzles), every
@@ -14,8 +14,10 @@
  *    32 kk + 16 h + 8 (e / 2) + 2 t + e % 2 (transpose_v.cuh);
  *  - the rows of each stmatrix matrix fall on eight distinct 16-byte bank groups (one wavefront),
  *    and so do those of each ldmatrix matrix;
- * and the order before docs/PERF.md w109 (store_unit: the even rows, then the odd ones) writes the
- * same bytes with two wavefronts per matrix, which the check above must see (else it tests nothing). */
+ * and the order before docs/PERF.md w109 (store_unit's: the even rows, then the odd ones) writes the
+ * same bytes with two wavefronts per matrix, which the check above must see (else it tests nothing).
+ * The folded address forms (transpose_warp, transpose_blocks) are not modelled here: the GPU runs
+ * compare their outputs (docs/PERF.md w109). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +25,6 @@
 
 #include "kernels/wgmma/transpose_v.cuh"
 #include "test_util.h"
-
-static uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel)
-{
-    const uint64_t x = (uint64_t)a | ((uint64_t)b << 32);
-    uint32_t d = 0;
-    for (int k = 0; k < 4; k++) d |= (uint32_t)((x >> (8 * ((sel >> (4 * k)) & 7))) & 0xff) << (8 * k);
-    return d;
-}
 
 /* Eight row addresses on eight 16-byte bank groups of a 128-byte line: one wavefront. */
 static int one_wavefront(const uint32_t a[8])
@@ -41,10 +35,10 @@ static int one_wavefront(const uint32_t a[8])
 }
 
 /* One tile of BN keys x D dims: V (K-major rows of D bytes, swizzle SW_D) -> V^T (rows of BN key
- * bytes, swizzle SW_N), unit by unit. cf: the order of st_row_of / unit_sel; else store_unit's.
- * Returns the stmatrix matrices that needed more than one wavefront. */
-template <int D, int BN, int SW_D, int SW_N>
-static long transpose_model(int cf, const char *name)
+ * bytes, swizzle SW_N), unit by unit, in stmatrix order CF (st_row_of<CF>, unit_sel<CF>). Returns
+ * the stmatrix matrices that needed more than one wavefront. */
+template <int D, int BN, int SW_D, int SW_N, bool CF>
+static long transpose_model(const char *name)
 {
     const uint32_t V = 0, VT = 1u << 20; /* both 1024-byte aligned, as the kernels' tiles */
     static uint8_t mem[(1u << 20) + 65536];
@@ -73,14 +67,13 @@ static long transpose_model(int cf, const char *name)
             }
         }
         for (int L = 0; L < 32; L++) {
-            const uint32_t row = cf ? st_row_of((uint32_t)L) : 2 * (L & 7) + (L >> 4);
+            const uint32_t row = st_row_of<CF>((uint32_t)L);
             st[L] = VT + kmajor_addr<D, SW_N>(0, 16 * c + (int)row, 32 * kv + 16 * ((L >> 3) & 1));
         }
         for (int i = 0; i < 4; i++) multi += !one_wavefront(st + 8 * i);
         for (int T = 0; T < 32; T++) {
-            const uint32_t sel = cf ? unit_sel((uint32_t)T) : 0x6420u, sel2 = sel ^ 0x1111u;
-            const uint32_t out[4] = {prmt(reg[T][0], reg[T][1], sel), prmt(reg[T][2], reg[T][3], sel),
-                                     prmt(reg[T][0], reg[T][1], sel2), prmt(reg[T][2], reg[T][3], sel2)};
+            uint32_t out[4];
+            unit_out(reg[T], unit_sel<CF>((uint32_t)T), out);
             for (int i = 0; i < 4; i++) memcpy(mem + st[8 * i + (T >> 2)] + 4 * (T & 3), &out[i], 4);
         }
     }
@@ -93,18 +86,19 @@ static long transpose_model(int cf, const char *name)
             const uint8_t got = mem[VT + kmajor_addr<D, SW_N>(0, d, p & ~15) + (p & 15)];
             bad += got != want;
         }
-    CHECK(bad == 0, "%s (%s order): %ld of %d V^T bytes wrong", name, cf ? "conflict-free" : "store_unit",
+    CHECK(bad == 0, "%s (%s order): %ld of %d V^T bytes wrong", name, CF ? "conflict-free" : "store_unit's",
           bad, D * BN);
     return multi;
 }
 
-/* A transposing kernel's tile: the swizzles config.cuh gives it. */
+/* A transposer's tile: the swizzles config.cuh gives it (the _vt kernels' background writer's
+ * 64-key chunks, vt_background.cuh, take SW_N 64, as config.cuh gives 64 x D). */
 template <int D, int BN>
 static void tile(const char *name)
 {
     typedef wg_config<D, BN, 2> C;
-    const long cf = transpose_model<D, BN, C::SW_D, C::SW_N>(1, name);
-    const long old = transpose_model<D, BN, C::SW_D, C::SW_N>(0, name);
+    const long cf = transpose_model<D, BN, C::SW_D, C::SW_N, true>(name);
+    const long old = transpose_model<D, BN, C::SW_D, C::SW_N, false>(name);
     CHECK(cf == 0, "%s: %ld stmatrix matrices need two wavefronts in the conflict-free order", name, cf);
     CHECK(old == 4L * (BN / 32) * (D / 16), "%s: store_unit's order: %ld matrices of %d in two wavefronts "
           "(the model no longer sees the conflict it was written for)", name, old, 4 * (BN / 32) * (D / 16));
@@ -118,9 +112,11 @@ int main(void)
     tile<64, 160>("hd64_n160 (64 x 160)");
     tile<128, 192>("hd128 (128 x 192)");
     tile<128, 224>("hd128_n224 (128 x 224)");
-    tile<256, 128>("hd256 (256 x 128)");
+    tile<256, 128>("256 x 128 (hd256: store_unit's)");
     tile<128, 128>("(128 x 128)");
     tile<64, 192>("(64 x 192)");
+    tile<64, 64>("background chunk (64 x 64)");
+    tile<128, 64>("background chunk (128 x 64)");
     if (g_failures) {
         printf("test_wgmma_transpose: %ld failures\n", g_failures);
         return 1;

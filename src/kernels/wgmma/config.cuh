@@ -104,6 +104,18 @@
  *              w81), where the warps divide the BN / 32 key blocks evenly and each band is a
  *              whole number of V^T's swizzle rows (SW_N / 32 blocks)
  */
+/* WGMMA_STSM_CF 1 (default): the transposers' stmatrix in an order without bank conflicts
+ * (transpose_v.cuh st_row_of, unit_sel; docs/PERF.md w109), but at head_dim 256, whose transposing
+ * kernel spills with it (its producer has no register for the lane's selectors) unless
+ * WGMMA_HD256_STSM_CF is 1 (A/B builds; with -DWGMMA_HD256_TBATCH=1 it compiles without a spill,
+ * not measured); 0: store_unit's order everywhere (A/B builds). */
+#ifndef WGMMA_STSM_CF
+#define WGMMA_STSM_CF 1
+#endif
+#ifndef WGMMA_HD256_STSM_CF
+#define WGMMA_HD256_STSM_CF 0
+#endif
+
 template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
           bool VT_GLOBAL_ = false, bool EPI_TMA_ = false, bool CROSS_ = true, int TBATCH_ = 1,
           int TSPEC_ = 1>
@@ -122,6 +134,8 @@ struct wg_config {
     static_assert(TSPEC_ >= 0 && TSPEC_ <= 2, "TSPEC: 0, 1 or 2");
     static_assert(TBATCH_ >= 1 && TBATCH_ <= 4, "TBATCH: 1 to 4");
     static_assert(TSPEC_ != 0 || TBATCH_ == 1, "TSPEC 0 (transpose_units): one unit at a time");
+    /* the transposer's stmatrix order (above WGMMA_STSM_CF) */
+    static constexpr bool STSM_CF = WGMMA_STSM_CF && (D_ != 256 || WGMMA_HD256_STSM_CF);
     static constexpr int PRODUCER_REGS = PREGS_;
     /* __launch_bounds__(THREADS, 1) gives each thread LAUNCH_REGS (65536 / THREADS, rounded down
      * to 8: 168 for 384 threads, 128 for 512), and setmaxnreg only moves registers inside that

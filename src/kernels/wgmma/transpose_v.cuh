@@ -31,49 +31,67 @@
 #define WGMMA_TW_ROLLED 0
 #endif
 
-/* WGMMA_STSM_CF 1 (default): the transposers' stmatrix without bank conflicts (st_row_of and
- * unit_sel below); 0: every lane as store_unit (A/B builds, and hd256, whose transposing kernel
- * spills with 1). An instance's file may set it before it includes kernel.cuh. */
-#ifndef WGMMA_STSM_CF
-#define WGMMA_STSM_CF 1
+/* A unit's four output registers: the four registers ldmatrix.trans gave, byte-permuted into
+ * V^T's key order (above) by prmt with selector sel for the first two and sel ^ 0x1111 for the
+ * last two (unit_sel; 0x6420: the even rows first). Host and device, so that
+ * tests/test_wgmma_transpose.cu runs the same code. */
+__host__ __device__ __forceinline__ uint32_t unit_prmt(uint32_t a, uint32_t b, uint32_t sel)
+{
+#ifdef __CUDA_ARCH__
+    return byte_perm(a, b, sel);
+#else
+    const uint64_t x = (uint64_t)a | ((uint64_t)b << 32); /* prmt.b32's default mode */
+    uint32_t d = 0;
+    for (int k = 0; k < 4; k++) d |= (uint32_t)((x >> (8 * ((sel >> (4 * k)) & 7))) & 0xff) << (8 * k);
+    return d;
 #endif
+}
+/* the four, in stmatrix's operand order (one text for the kernels' calls and unit_out; as the
+ * operands of the call itself, which gives ptxas the order the kernels were measured with) */
+#define FP8ATTN_UNIT_OUT(r, sel, sel2)                                                             \
+    unit_prmt((r)[0], (r)[1], (sel)), unit_prmt((r)[2], (r)[3], (sel)),                            \
+        unit_prmt((r)[0], (r)[1], (sel2)), unit_prmt((r)[2], (r)[3], (sel2))
+__host__ __device__ __forceinline__ void unit_out(const uint32_t r[4], uint32_t sel, uint32_t out[4])
+{
+    const uint32_t sel2 = sel ^ 0x1111u, o[4] = {FP8ATTN_UNIT_OUT(r, sel, sel2)};
+    for (int i = 0; i < 4; i++) out[i] = o[i];
+}
 
-/* The second half of a unit: the four registers ldmatrix.trans gave, byte-permuted into V^T's
- * key order (above), stored by stmatrix at `addr`. */
+/* The second half of a unit: its output registers (the even rows first) stored by stmatrix at
+ * `addr`. */
 __device__ __forceinline__ void store_unit(uint32_t addr, const uint32_t r[4])
 {
-    stmatrix_x4(addr, byte_perm(r[0], r[1], 0x6420), byte_perm(r[2], r[3], 0x6420),
-                byte_perm(r[0], r[1], 0x7531), byte_perm(r[2], r[3], 0x7531));
+    stmatrix_x4(addr, FP8ATTN_UNIT_OUT(r, 0x6420u, 0x7531u));
 }
 
-/* store_unit's rows in an order without bank conflicts. stmatrix.x4 writes four 8x8 matrices of
- * 16-bit pairs; lane (g, t) (lane = 4 g + t) gives row g of each, lane L the address of matrix
- * L / 8's row L % 8. Lane (g, t) holds V^T rows 2g and 2g + 1 (dims), so store_unit's matrices
- * are the even rows 16c + 2g and the odd rows 16c + 2g + 1: eight rows on four 16-byte bank
- * groups under V^T's 32-, 64- and 128-byte swizzles, a 2-way conflict on every stmatrix (docs/
- * PERF.md w108: 34 M excess wavefronts at (1,16,16384,128)). Here lanes 16-31 (g >= 4) exchange
- * their two rows (unit_sel: the byte selectors swapped) and the row addresses follow (st_row_of),
- * so a matrix's rows are 16c + 2g + (g >= 4) (or 16c + 2g + (g < 4)): eight bank groups under
- * each swizzle (at 64 bytes, rows 2g and 2g + 1 share a phase and lie in the two halves of a
- * 128-byte line; at 128 bytes the phases 2g + (g >= 4) mod 8 are all distinct; at 32 bytes the
- * parity moves the row by 32 bytes within its line). The bytes written are store_unit's
- * (docs/PERF.md w109; tests/test_wgmma_transpose.cu checks both for every transposing tile). */
+/* The row order of a unit's stmatrix. stmatrix.x4 writes four 8x8 matrices of 16-bit pairs; lane
+ * (g, t) (lane = 4 g + t) gives row g of each, lane L the address of matrix L / 8's row L % 8.
+ * Lane (g, t) holds V^T rows 2g and 2g + 1 (dims). CF false (store_unit's order): matrices 0-1
+ * take the even rows 16c + 2g, 2-3 the odd ones, and the eight rows of a matrix fall on four
+ * 16-byte bank groups under V^T's 32-, 64- and 128-byte swizzles: a 2-way conflict on every
+ * stmatrix (docs/PERF.md w108: 34 M excess wavefronts at (1,16,16384,128)). CF true: lanes 16-31
+ * (g >= 4) exchange their two rows (unit_sel: the selectors swapped) and the row addresses follow
+ * (st_row_of), so a matrix's rows are 16c + 2g + (g >= 4) (or 16c + 2g + (g < 4)): eight bank
+ * groups under each swizzle (at 64 bytes rows 2g and 2g + 1 share a phase and lie in the two
+ * halves of a 128-byte line; at 128 bytes the phases 2g + (g >= 4) mod 8 are all distinct; at 32
+ * bytes the parity moves the row by 32 bytes within its line). Both write the same bytes
+ * (docs/PERF.md w109; tests/test_wgmma_transpose.cu checks both for every transposing tile).
+ * The order is C::STSM_CF (config.cuh). */
+template <bool CF>
 __host__ __device__ __forceinline__ uint32_t st_row_of(uint32_t lane)
 {
-    return WGMMA_STSM_CF ? 2 * (lane & 7) + (((lane >> 4) ^ (lane >> 2)) & 1)
-                         : 2 * (lane & 7) + (lane >> 4);
+    return CF ? 2 * (lane & 7) + (((lane >> 4) ^ (lane >> 2)) & 1) : 2 * (lane & 7) + (lane >> 4);
 }
-/* the selector of the unit's first and second registers (the third and fourth: sel ^ 0x1111) */
+template <bool CF>
 __host__ __device__ __forceinline__ uint32_t unit_sel(uint32_t lane)
 {
-    return WGMMA_STSM_CF ? 0x6420u ^ (0x1111u & (0u - ((lane >> 4) & 1))) : 0x6420u;
+    return CF ? 0x6420u ^ (0x1111u & (0u - ((lane >> 4) & 1))) : 0x6420u;
 }
 /* store_unit with the lane's selector sel (unit_sel) */
 __device__ __forceinline__ void store_unit_sel(uint32_t addr, const uint32_t r[4], uint32_t sel)
 {
     const uint32_t sel2 = sel ^ 0x1111u;
-    stmatrix_x4(addr, byte_perm(r[0], r[1], sel), byte_perm(r[2], r[3], sel),
-                byte_perm(r[0], r[1], sel2), byte_perm(r[2], r[3], sel2));
+    stmatrix_x4(addr, FP8ATTN_UNIT_OUT(r, sel, sel2));
 }
 
 /* The units of transposer warp W: u = W + WARPS k (kv = u / CH, c = u % CH), W a compile-time
@@ -99,7 +117,8 @@ __device__ __forceinline__ void transpose_warp(uint32_t v, uint32_t vt, int lane
      * producer's loop */
     const uint32_t lane = opaque_u32((uint32_t)lane_);
     const uint32_t xs = swizzle_phase<C::SW_D>(lane);
-    const uint32_t st_row = st_row_of(lane), sb = (lane >> 3) & 1, sel = unit_sel(lane);
+    const uint32_t st_row = st_row_of<C::STSM_CF>(lane), sb = (lane >> 3) & 1,
+                   sel = unit_sel<C::STSM_CF>(lane);
     const uint32_t xd = swizzle_phase<C::SW_N>(st_row);
     const uint32_t src = v + lane * C::SW_D, dst = vt + st_row * C::SW_N;
 #if WGMMA_TW_ROLLED
@@ -137,8 +156,8 @@ __device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int war
 {
     constexpr int CH = C::D / 16, UNITS = (C::BN / 32) * CH, WARPS = C::TRANSPOSERS / 32;
     constexpr int PER = (UNITS + WARPS - 1) / WARPS; /* units per warp (the last may have fewer) */
-    const int st_row = (int)st_row_of((uint32_t)lane), st_kb = 16 * ((lane >> 3) & 1);
-    const uint32_t sel = unit_sel((uint32_t)lane);
+    const int st_row = (int)st_row_of<C::STSM_CF>((uint32_t)lane), st_kb = 16 * ((lane >> 3) & 1);
+    const uint32_t sel = unit_sel<C::STSM_CF>((uint32_t)lane);
 #pragma unroll 4
     for (int k = 0; k < PER; k++) {
         const uint32_t u = (uint32_t)(warp + WARPS * k), kv = u / CH, c = u % CH;
@@ -174,7 +193,8 @@ __device__ __forceinline__ void transpose_blocks(uint32_t v, uint32_t vt, int wa
      * loop */
     const uint32_t lane = opaque_u32((uint32_t)lane_);
     const uint32_t w = (uint32_t)warp;
-    const uint32_t st_row = st_row_of(lane), sb = (lane >> 3) & 1, sel = unit_sel(lane);
+    const uint32_t st_row = st_row_of<C::STSM_CF>(lane), sb = (lane >> 3) & 1,
+                   sel = unit_sel<C::STSM_CF>(lane);
     const uint32_t S = (v + (32 * KPW * w + lane) * C::SW_D) | (swizzle_phase<C::SW_D>(lane) << 4);
     const uint32_t T = (vt + (KPW / KN) * w * (C::D * C::SW_N) + st_row * C::SW_N) |
                        ((sb ^ swizzle_phase<C::SW_N>(st_row)) << 4);

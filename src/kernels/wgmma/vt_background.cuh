@@ -42,6 +42,7 @@ struct vt_chunk_config {
     static constexpr int SW_D = C::SW_D;
     static constexpr int SW_N = 64; /* tm_vt_store's box row: VT_CHUNK key bytes */
     static constexpr int TRANSPOSERS = 32;
+    static constexpr bool STSM_CF = C::STSM_CF; /* transpose_warp's stmatrix order */
     static constexpr int BYTES = BN * D;
     static_assert(BN == 64, "the store map's box is 64 key bytes");
 };

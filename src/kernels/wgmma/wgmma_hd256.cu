@@ -6,12 +6,6 @@
  * stages O over the ring stage of a tile's last key tile (config.cuh O_IN_RING).
  * The WGMMA_HD256_* macros may be set by a build for A/B measurements (CMake:
  * -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_HD256_BN=..."); nvcc splits -D values at commas, hence one each. */
-/* the conflict-free stmatrix order (transpose_v.cuh WGMMA_STSM_CF) spills 20 bytes in the
- * transposing kernel: its producer has no register for the lane's selectors (docs/PERF.md w109) */
-#ifndef WGMMA_HD256_STSM_CF
-#define WGMMA_HD256_STSM_CF 0
-#endif
-#define WGMMA_STSM_CF WGMMA_HD256_STSM_CF
 #include "kernel.cuh"
 
 #ifndef WGMMA_HD256_BN
