@@ -67,7 +67,7 @@ shapes_wgmma=(--shape 1,4,2,33,777,64 --shape 1,2,1,200,333,128 --shape 1,2,2,13
 # kernel, splitting the last round (8 tiles of 37 key tiles over the grid). (1,4,1,4400,4100,128)
 # causal: _vtc with more queries than keys (the first 300 rows of a head see no key) on the
 # dynamic walk (140 query tiles; w106). (1,16,2,600,3000,128) causal: _vtc below 4096 keys (40
-# repeats; w107); without the mask hd128_n224_vt.
+# repeats; w107); without the mask hd128_vt (below 4096 keys, one wave).
 variants="reference-gpu mma-m64 mma-m128"
 "$bin" info | grep -qE '^  wgmma ' && variants="$variants wgmma"
 [ $# -gt 1 ] && variants="${*:2}" # by hand: only the variants named

@@ -302,8 +302,10 @@ static fp8attn_status_t wgmma_launch_instance(const fp8attn_kernel_entry_t *k,
 /* FP8ATTN_WGMMA_INSTANCE with a third kernel, fp8attn_wgmma_<NAME>_vtc (CFG_VTC: VT_GLOBAL, the
  * _vt kernel's tile, V^T chunks and walk, and a switch the split tail excludes, e.g. the
  * cross-tile overlap), which the launcher runs in place of the _vt kernel where
- * FP8ATTN_WGMMA_TAKES_VTC (wgmma_host.h: causal problems, which never split). Same tile, same sums: its output is the _vt kernel's bit for bit (checked by timing runs,
- * docs/PERF.md w103, not by a test: the API cannot run the _vt kernel there). */
+ * FP8ATTN_WGMMA_TAKES_VTC (wgmma_host.h: causal problems, which never split). Same tile, same
+ * sums: its output should be the _vt kernel's bit for bit; compared only in timing runs, at 8k-16k
+ * causal keys with seqlen_q = seqlen_k (docs/PERF.md w103), not by a test: the API cannot run the
+ * _vt kernel there. */
 #define FP8ATTN_WGMMA_INSTANCE_VTC(NAME, CFG, CFG_VT, CFG_VTC, OVERLAP, OVERLAP_VT, PINGPONG,     \
                                    PINGPONG_VT)                                                   \
     FP8ATTN_WGMMA_PAIR_(NAME, CFG, CFG_VT, OVERLAP, OVERLAP_VT, PINGPONG, PINGPONG_VT)            \
