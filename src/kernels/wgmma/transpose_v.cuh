@@ -40,7 +40,8 @@ __host__ __device__ __forceinline__ uint32_t unit_prmt(uint32_t a, uint32_t b, u
 #ifdef __CUDA_ARCH__
     return byte_perm(a, b, sel);
 #else
-    const uint64_t x = (uint64_t)a | ((uint64_t)b << 32); /* prmt.b32's default mode */
+    /* prmt.b32's default mode; the selectors' nibbles are below 8, so no sign replication */
+    const uint64_t x = (uint64_t)a | ((uint64_t)b << 32);
     uint32_t d = 0;
     for (int k = 0; k < 4; k++) d |= (uint32_t)((x >> (8 * ((sel >> (4 * k)) & 7))) & 0xff) << (8 * k);
     return d;
