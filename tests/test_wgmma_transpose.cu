@@ -14,7 +14,7 @@
  *    32 kk + 16 h + 8 (e / 2) + 2 t + e % 2 (transpose_v.cuh);
  *  - the rows of each stmatrix matrix fall on eight distinct 16-byte bank groups (one wavefront),
  *    and so do those of each ldmatrix matrix;
- * and the order before docs/PERF.md w109 (store_unit's: the even rows, then the odd ones) writes the
+ * and the order before docs/PERF.md w109 (the even rows, then the odd ones) writes the
  * same bytes with two wavefronts per matrix, which the check above must see (else it tests nothing).
  * The folded address forms (transpose_warp, transpose_blocks) are not modelled here: the GPU runs
  * compare their outputs (docs/PERF.md w109). */
@@ -86,7 +86,7 @@ static long transpose_model(const char *name)
             const uint8_t got = mem[VT + kmajor_addr<D, SW_N>(0, d, p & ~15) + (p & 15)];
             bad += got != want;
         }
-    CHECK(bad == 0, "%s (%s order): %ld of %d V^T bytes wrong", name, CF ? "conflict-free" : "store_unit's",
+    CHECK(bad == 0, "%s (%s order): %ld of %d V^T bytes wrong", name, CF ? "conflict-free" : "even-rows-first",
           bad, D * BN);
     return multi;
 }
@@ -100,9 +100,9 @@ static void tile(const char *name)
     const long cf = transpose_model<D, BN, C::SW_D, C::SW_N, true>(name);
     const long old = transpose_model<D, BN, C::SW_D, C::SW_N, false>(name);
     CHECK(cf == 0, "%s: %ld stmatrix matrices need two wavefronts in the conflict-free order", name, cf);
-    CHECK(old == 4L * (BN / 32) * (D / 16), "%s: store_unit's order: %ld matrices of %d in two wavefronts "
+    CHECK(old == 4L * (BN / 32) * (D / 16), "%s: the even-rows-first order: %ld matrices of %d in two wavefronts "
           "(the model no longer sees the conflict it was written for)", name, old, 4 * (BN / 32) * (D / 16));
-    printf("%-28s SW_D %3d SW_N %3d: stmatrix matrices in two wavefronts, store_unit's order %ld, "
+    printf("%-28s SW_D %3d SW_N %3d: stmatrix matrices in two wavefronts, even rows first %ld, "
            "the conflict-free one %ld\n", name, C::SW_D, C::SW_N, old, cf);
 }
 
@@ -112,7 +112,7 @@ int main(void)
     tile<64, 160>("hd64_n160 (64 x 160)");
     tile<128, 192>("hd128 (128 x 192)");
     tile<128, 224>("hd128_n224 (128 x 224)");
-    tile<256, 128>("256 x 128 (hd256: store_unit's)");
+    tile<256, 128>("256 x 128 (hd256: even rows first)");
     tile<128, 128>("(128 x 128)");
     tile<64, 192>("(64 x 192)");
     tile<64, 64>("background chunk (64 x 64)");

@@ -108,7 +108,7 @@
  * (transpose_v.cuh st_row_of, unit_sel; docs/PERF.md w109), but at head_dim 256, whose transposing
  * kernel spills with it (its producer has no register for the lane's selectors) unless
  * WGMMA_HD256_STSM_CF is 1 (A/B builds; with -DWGMMA_HD256_TBATCH=1 it compiles without a spill,
- * not measured); 0: store_unit's order everywhere (A/B builds). */
+ * not measured); 0: the even rows first everywhere (the order before w109) (A/B builds). */
 #ifndef WGMMA_STSM_CF
 #define WGMMA_STSM_CF 1
 #endif

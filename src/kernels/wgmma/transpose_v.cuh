@@ -58,16 +58,9 @@ __host__ __device__ __forceinline__ void unit_out(const uint32_t r[4], uint32_t 
     for (int i = 0; i < 4; i++) out[i] = o[i];
 }
 
-/* The second half of a unit: its output registers (the even rows first) stored by stmatrix at
- * `addr`. */
-__device__ __forceinline__ void store_unit(uint32_t addr, const uint32_t r[4])
-{
-    stmatrix_x4(addr, FP8ATTN_UNIT_OUT(r, 0x6420u, 0x7531u));
-}
-
 /* The row order of a unit's stmatrix. stmatrix.x4 writes four 8x8 matrices of 16-bit pairs; lane
  * (g, t) (lane = 4 g + t) gives row g of each, lane L the address of matrix L / 8's row L % 8.
- * Lane (g, t) holds V^T rows 2g and 2g + 1 (dims). CF false (store_unit's order): matrices 0-1
+ * Lane (g, t) holds V^T rows 2g and 2g + 1 (dims). CF false (the order before w109): matrices 0-1
  * take the even rows 16c + 2g, 2-3 the odd ones, and the eight rows of a matrix fall on four
  * 16-byte bank groups under V^T's 32-, 64- and 128-byte swizzles: a 2-way conflict on every
  * stmatrix (docs/PERF.md w108: 34 M excess wavefronts at (1,16,16384,128)). CF true: lanes 16-31
@@ -88,7 +81,8 @@ __host__ __device__ __forceinline__ uint32_t unit_sel(uint32_t lane)
 {
     return CF ? 0x6420u ^ (0x1111u & (0u - ((lane >> 4) & 1))) : 0x6420u;
 }
-/* store_unit with the lane's selector sel (unit_sel) */
+/* The second half of a unit: its output registers (unit_out with the lane's selector sel,
+ * unit_sel) stored by stmatrix at `addr`. */
 __device__ __forceinline__ void store_unit_sel(uint32_t addr, const uint32_t r[4], uint32_t sel)
 {
     const uint32_t sel2 = sel ^ 0x1111u;
