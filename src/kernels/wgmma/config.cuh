@@ -83,7 +83,7 @@
  *   PREGS      registers per producer thread after setmaxnreg; the consumers get the rest of
  *              the launch allocation (below), in steps of 8
  *   LOADER     1: producer warp 0 only issues the TMA loads, warps 1-3 transpose V; 0: all four
- *              warps transpose and thread 0 issues the loads between tiles
+ *              warps transpose and warp 0 issues the loads between tiles (load.cuh produce)
  *   VT_GLOBAL  the configuration of a "_vt" kernel: V^T comes from the workspace by TMA (no V
  *              ring in shared memory, no per-tile transposer; LOADER is ignored); with FUSED_VT
  *              (below) producer warps 2 and 3 write that V^T in the background
@@ -105,15 +105,10 @@
  *              whole number of V^T's swizzle rows (SW_N / 32 blocks)
  */
 /* WGMMA_STSM_CF 1 (default): the transposers' stmatrix in an order without bank conflicts
- * (transpose_v.cuh st_row_of, unit_sel; docs/PERF.md w109), but at head_dim 256, whose transposing
- * kernel spills with it (its producer has no register for the lane's selectors) unless
- * WGMMA_HD256_STSM_CF is 1 (A/B builds; with -DWGMMA_HD256_TBATCH=1 it compiles without a spill,
- * not measured); 0: the even rows first everywhere (the order before w109) (A/B builds). */
+ * (transpose_v.cuh st_row_of, unit_sel; docs/PERF.md w109; at head_dim 256 since w110); 0: the
+ * even rows first (the order before w109) (A/B builds). */
 #ifndef WGMMA_STSM_CF
 #define WGMMA_STSM_CF 1
-#endif
-#ifndef WGMMA_HD256_STSM_CF
-#define WGMMA_HD256_STSM_CF 0
 #endif
 
 template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
@@ -135,7 +130,7 @@ struct wg_config {
     static_assert(TBATCH_ >= 1 && TBATCH_ <= 4, "TBATCH: 1 to 4");
     static_assert(TSPEC_ != 0 || TBATCH_ == 1, "TSPEC 0 (transpose_units): one unit at a time");
     /* the transposer's stmatrix order (above WGMMA_STSM_CF) */
-    static constexpr bool STSM_CF = WGMMA_STSM_CF && (D_ != 256 || WGMMA_HD256_STSM_CF);
+    static constexpr bool STSM_CF = WGMMA_STSM_CF;
     static constexpr int PRODUCER_REGS = PREGS_;
     /* __launch_bounds__(THREADS, 1) gives each thread LAUNCH_REGS (65536 / THREADS, rounded down
      * to 8: 168 for 384 threads, 128 for 512), and setmaxnreg only moves registers inside that
@@ -213,8 +208,8 @@ struct wg_config {
      * against 3.6k; docs/PERF.md w75). A tile that starts before row 0 (the causal partial
      * tile: a TMA store of a box that starts there faults) stores from registers instead
      * (mainloop.cuh o_ring, load.cuh produce). The consumers write it
-     * once both have done the tile's last P.V and tell producer thread 0 (o_full of the stage);
-     * thread 0 issues the TMA stores once the next tile's first V^T is under way (that stage is
+     * once both have done the tile's last P.V and tell producer warp 0 (o_full of the stage);
+     * warp 0 issues the TMA stores once the next tile's first V^T is under way (that stage is
      * the other one), waits until they have read the stage, and only then loads the next V into
      * it (load.cuh produce). So the consumers do not wait for the stores in their epilogue; the
      * next tile's second P.V waits for them, through its V. WGMMA_O_IN_RING 0: such kernels

@@ -19,7 +19,7 @@
  * its 16 rows that runs on while the warp computes its next tile. Before the warp writes its
  * staging area again it waits until that store has read it; the consumer waits for its last
  * stores before it exits. A kernel whose O tile fits only over its ring (C::O_IN_RING, hd256's
- * transposing kernel) stages it there the same way, and producer thread 0 issues the stores, in
+ * transposing kernel) stages it there the same way, and producer warp 0 issues the stores, in
  * boxes of a consumer's 64 rows (load.cuh store_o; a tile that starts before row 0 goes from
  * registers), so that no consumer waits for them in its epilogue. TMA leaves out rows past
  * seqlen_q, and writes nothing outside O's D columns. */
@@ -96,7 +96,7 @@ __device__ __forceinline__ void tma_store_rows(const wgmma_params &p, uint32_t o
 }
 
 /* The end of a warp's epilogue on the staging path: its 16 rows, written to o_smem, go to the
- * async proxy, and one lane starts their TMA stores; with C::O_IN_RING producer thread 0 does
+ * async proxy, and one lane starts their TMA stores; with C::O_IN_RING producer warp 0 does
  * (load.cuh store_o). */
 template <class C>
 __device__ __forceinline__ void store_staged_rows(const wgmma_params &p, uint32_t o_smem, int row_w,

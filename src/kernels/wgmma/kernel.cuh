@@ -47,7 +47,12 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
                            base + C::OFF_VT, base + C::OFF_O,   base + C::OFF_BAR,
                            base + C::OFF_SCHED, base + C::OFF_BG, base + C::OFF_BG_BAR,
                            base + C::OFF_O_FULL};
-    const int tid = threadIdx.x, wg = tid >> 7;
+    /* the transposing kernels take the warpgroup index through a shuffle from lane 0: the same
+     * value, but ptxas then knows that each warp runs one role, and their producer's and
+     * consumers' code came out 1-5 % faster (the producer's loads need it to stay out of local
+     * memory: load.cuh produce); the _vt kernels keep the plain index (with the shuffle three
+     * of the four measured 0.5-2.5 % slower, one 0.8 % faster: docs/PERF.md w110) */
+    const int tid = threadIdx.x, wg = PRE_VT ? tid >> 7 : __shfl_sync(0xffffffffu, tid >> 7, 0);
     if (tid == 0) {
         prefetch_tensormap(&p.tm_q);
         prefetch_tensormap(&p.tm_k);

@@ -1,7 +1,7 @@
 /* Producer warpgroup: the TMA loads (one thread), their mbarrier ring, and the loop that hands
  * each tile's V to the transpose (transpose_v.cuh). With C::LOADER_WARP the loads run in warp 0
- * on their own and warps 1-3 transpose; otherwise all four warps transpose and thread 0 issues
- * the loads between tiles (hd256: 64 transpose units per tile). In a _vt kernel warp 0 loads
+ * on their own and warps 1-3 transpose; otherwise all four warps transpose and warp 0 issues
+ * the loads between tiles, warp-uniformly (produce; hd256: 64 transpose units per tile). In a _vt kernel warp 0 loads
  * V^T tiles from the workspace instead, warp 1 takes the dynamic walk's units (scheduler.cuh),
  * and with C::FUSED_VT warps 2 and 3 write that V^T (vt_background.cuh).
  * The block walks its query tiles in the scheduler's order (scheduler.cuh); the ring runs on
@@ -125,41 +125,46 @@ __device__ __forceinline__ uint32_t q_phase(int qi)
     return (uint32_t)qi / C::Q_STAGES & 1;
 }
 
-/* Q of the block's qi-th query tile with keys (thread 0). */
+/* Q of the block's qi-th query tile with keys (thread 0, or the lane of the loading warp that
+ * `issue` names: produce's warp-uniform loop; the others only keep the books). */
 template <class C>
 __device__ __forceinline__ void load_q(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                       int qi)
+                                       int qi, bool issue = true)
 {
     const int i = q_stage<C>(qi);
+    if (!issue) return;
     mbar_arrive_expect_tx(sm.q_full(i), C::Q_BYTES);
     tma_tile<C, C::BM>(sm.q_tile(i), &p.tm_q, sm.q_full(i), t.q0, t.hq, t.b);
 }
 
-/* Loads of key tile j of query tile t, the block's g-th, into stage g % STAGES (thread 0). */
+/* Loads of key tile j of query tile t, the block's g-th, into stage g % STAGES (thread 0, or
+ * the lane `issue` names, as load_q). */
 template <class C>
 __device__ __forceinline__ void load_k(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                       int j, int g)
+                                       int j, int g, bool issue = true)
 {
     const int s = ring_stage<C>(g);
+    if (!issue) return;
     mbar_arrive_expect_tx(sm.k_full(s), C::KV_BYTES);
     tma_tile<C, C::BN>(sm.k_tile(s), &p.tm_k, sm.k_full(s), j * C::BN, t.hk, t.b);
 }
 
 template <class C>
 __device__ __forceinline__ void load_v(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                       int j, int g)
+                                       int j, int g, bool issue = true)
 {
     const int s = ring_stage<C>(g);
+    if (!issue) return;
     mbar_arrive_expect_tx(sm.v_full(s), C::KV_BYTES);
     tma_tile<C, C::BN>(sm.v_tile(s), &p.tm_v, sm.v_full(s), j * C::BN, t.hk, t.b);
 }
 
 template <class C>
 __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                        int j, int g)
+                                        int j, int g, bool issue = true)
 {
-    load_k<C>(p, sm, t, j, g);
-    load_v<C>(p, sm, t, j, g);
+    load_k<C>(p, sm, t, j, g, issue);
+    load_v<C>(p, sm, t, j, g, issue);
 }
 
 /* C::O_IN_RING: whether a tile with keys (its part, its first row q0) has its O staged over the
@@ -175,23 +180,27 @@ __device__ __forceinline__ bool o_in_ring(int part, int q0)
     return C::O_IN_RING && part == TILE_WHOLE && q0 >= 0;
 }
 
-/* C::O_IN_RING, thread 0: once the consumers have staged tile t's O over stage s (o_full_at(s);
+/* C::O_IN_RING, warp 0: once the consumers have staged tile t's O over stage s (o_full_at(s);
  * bit s of o_phases: the parity of its phase, flipped here), its TMA stores: one box of 64 rows
  * per consumer and column block (its tile starts at row 0 or later: o_in_ring); returns once they
  * have read the stage. One
  * barrier per stage: the consumers may stage the next tile's O (over the other stage) before
- * this runs, but not the one after, whose last V is loaded after it. */
+ * this runs, but not the one after, whose last V is loaded after it. Called by the whole loading
+ * warp (produce): every lane waits and keeps o_phases, the lane `issue` names stores. */
 template <class C>
 __device__ __forceinline__ void store_o(const wgmma_params &p, const wg_smem<C> &sm,
-                                        const wg_tile &t, int s, uint32_t &o_phases)
+                                        const wg_tile &t, int s, uint32_t &o_phases, bool issue = true)
 {
     mbar_wait(sm.o_full_at(s), (o_phases >> s) & 1);
     o_phases ^= 1u << s;
+    if (issue) {
 #pragma unroll 1
-    for (int c = 0; c < C::CONSUMERS; c++)
-        tma_store_rows<C>(p, sm.o_area(s, c, 0), t.q0 + 64 * c, t.hq, t.b);
-    bulk_commit();
-    bulk_wait_read_all();
+        for (int c = 0; c < C::CONSUMERS; c++)
+            tma_store_rows<C>(p, sm.o_area(s, c, 0), t.q0 + 64 * c, t.hq, t.b);
+        bulk_commit();
+        bulk_wait_read_all();
+    }
+    __syncwarp();
 }
 
 /* What the producer loads per key tile into the ring: K alone (PRE_VT: V^T is loaded after the
@@ -250,10 +259,10 @@ __device__ __forceinline__ void wait_stage_free(const wg_smem<C> &sm, int g)
  * held its stage (query tile qi - Q_STAGES). */
 template <class C>
 __device__ __forceinline__ void load_q_next(const wgmma_params &p, const wg_smem<C> &sm,
-                                            const wg_tile &t, int qi)
+                                            const wg_tile &t, int qi, bool issue = true)
 {
     if (qi >= C::Q_STAGES) mbar_wait(sm.q_empty(q_stage<C>(qi)), q_phase<C>(qi) ^ 1);
-    load_q<C>(p, sm, t, qi);
+    load_q<C>(p, sm, t, qi, issue);
 }
 
 /* The loads after key tile j's K of a query tile with n key tiles, the block's g-th first
@@ -288,12 +297,18 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
  * C::LOADER_WARP: warp 0's thread 0 issues K_0 and V_0 and Q (in the same order), then every key
  * tile as soon as its stage is free (k_empty: the consumers are done with the K it held;
  * v_empty: the transposers with its V); warps 1-3 transpose.
- * Otherwise: thread 0 issues Q and the first STAGES key tiles of each query tile; all four warps
- * transpose, and after key tile j thread 0 refills its stage with key tile j + STAGES. With
- * C::O_IN_RING the last staged tile's O lies over the stage of its last key tile (config.cuh): thread 0
+ * Otherwise: warp 0 issues Q and the first STAGES key tiles of each query tile; all four warps
+ * transpose, and after key tile j warp 0 refills its stage with key tile j + STAGES. With
+ * C::O_IN_RING the last staged tile's O lies over the stage of its last key tile (config.cuh): warp 0
  * loads the next tile's first K and V into the other stage and its second K, transposes its
  * first V with the others, then stores that O (store_o) and loads the second V (with one key
- * tile, the next tile's first V is the next load into that stage). */
+ * tile, the next tile's first V is the next load into that stage). Warp 0's loads are
+ * warp-uniform: all its lanes wait on the barriers and keep the books (the warp index comes
+ * through a shuffle, so the compiler knows it is the same in every lane), and one elected lane
+ * issues each copy. ptxas then keeps the loop's state (tile, key tile, stage, phases) in
+ * uniform registers instead of the 24 per thread that hd256's producer has beside 240-register
+ * consumers: with thread 0 alone doing it (a branch on the thread index), the same code spilled
+ * about 150 bytes there (docs/PERF.md w110). */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, int tid)
 {
@@ -343,42 +358,45 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         }
         return;
     }
+    /* warp-uniform (above): warp 0 keeps the books, its elected lane `one` issues */
+    const int warp_u = __shfl_sync(0xffffffffu, warp, 0);
+    const bool lead = warp_u == 0, one = elect_one() && lead;
     int g = 0, qi = 0;
     int last_u = 0, last_k = 0; /* O_IN_RING: the unit and tile of the last tile whose O is
                                  * staged (whole, with keys, from row 0 on: below); taken again
                                  * for its store: fewer registers than the tile */
     bool o_pending = false; /* ... whose O is still to be stored (the same in every thread) */
-    uint32_t o_phases = 0;  /* thread 0: store_o's phase parity per stage */
+    uint32_t o_phases = 0;  /* warp 0: store_o's phase parity per stage */
     for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
          sched_next<C>(p, sm.sched, s)) {
         const wg_tile t = unit_tile<C>(p, s.u, s.k);
         const int n = t.n_kt;
         if (n == 0) continue;
         const int k0 = t.kt0; /* 0 but in a segment of the split tail (C::SPLIT_TAIL) */
-        if (tid == 0) {
+        if (lead) {
             for (int j = 0; j < n && j < C::STAGES; j++) {
                 wait_stage_free<C, false>(sm, g + j);
                 /* O_IN_RING: key tile 1 is in the stage the last tile's O lies over; its V
                  * waits for store_o below */
-                if (C::O_IN_RING && o_pending && j == 1) load_k<C>(p, sm, t, k0 + j, g + j);
-                else load_kv<C>(p, sm, t, k0 + j, g + j);
-                if (j == 0) load_q_next<C>(p, sm, t, qi);
+                if (C::O_IN_RING && o_pending && j == 1) load_k<C>(p, sm, t, k0 + j, g + j, one);
+                else load_kv<C>(p, sm, t, k0 + j, g + j, one);
+                if (j == 0) load_q_next<C>(p, sm, t, qi, one);
             }
         }
         qi++;
         for (int j = 0; j < n; j++) {
-            transpose_stage<C>(sm, g + j, warp, lane);
+            transpose_stage<C>(sm, g + j, warp_u, lane);
             if (C::O_IN_RING && j == 0 && o_pending) {
-                if (tid == 0) {
+                if (lead) {
                     store_o<C>(p, sm, unit_tile<C>(p, last_u, last_k), ring_stage<C>(g - 1),
-                               o_phases);
-                    if (n > 1) load_v<C>(p, sm, t, k0 + 1, g + 1);
+                               o_phases, one);
+                    if (n > 1) load_v<C>(p, sm, t, k0 + 1, g + 1, one);
                 }
                 o_pending = false;
             }
-            if (tid == 0 && j + C::STAGES < n) {
+            if (lead && j + C::STAGES < n) {
                 wait_stage_free<C, false>(sm, g + j + C::STAGES);
-                load_kv<C>(p, sm, t, k0 + j + C::STAGES, g + j + C::STAGES);
+                load_kv<C>(p, sm, t, k0 + j + C::STAGES, g + j + C::STAGES, one);
             }
         }
         if (o_in_ring<C>(t.part, t.q0)) {
@@ -388,9 +406,9 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         }
         g += n;
     }
-    if (C::O_IN_RING && o_pending && tid == 0) {
-        store_o<C>(p, sm, unit_tile<C>(p, last_u, last_k), ring_stage<C>(g - 1), o_phases);
-        bulk_wait_all(); /* complete before the block exits */
+    if (C::O_IN_RING && o_pending && lead) {
+        store_o<C>(p, sm, unit_tile<C>(p, last_u, last_k), ring_stage<C>(g - 1), o_phases, one);
+        if (one) bulk_wait_all(); /* complete before the block exits */
     }
 }
 

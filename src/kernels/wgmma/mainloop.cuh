@@ -77,7 +77,8 @@ __device__ __forceinline__ constexpr bool spec_exp()
  * 2k-16k keys, causal and not, and hd64's 128-row kernels (hd64_m128: 2 consumers) 1.005-1.040
  * (one-wave (1,8,2048,64) 1.040, causal 256-1024 keys 1.005-1.015): on by default; hd128
  * 0.916-0.976, hd64's _vt 0.983-0.990 and its 192-row kernels without the mask 0.977-0.982: off
- * (hd64_n160 causal 1.010). hd256's transposing kernel has no overlap_turn. */
+ * (hd64_n160 causal 1.010). hd256's transposing kernel, overlapped since w110, takes it too
+ * (measured with it only). */
 #ifndef WGMMA_PV_PACK_FIRST
 #define WGMMA_PV_PACK_FIRST 0
 #endif
@@ -316,8 +317,9 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
         }
     }
     trace_tile(c, wtid, qi, 2);
-    /* C::SPLIT_TAIL without the overlap (hd256's transposing kernel, 224 registers): the tile
-     * taken again from its unit (opaque: not held across the loop above, which spilled) */
+    /* C::SPLIT_TAIL without the overlap (hd256's transposing kernel before w110, with 224
+     * registers; now A/B builds only): the tile taken again from its unit (opaque: not held
+     * across the loop above, which spilled) */
     const wg_tile te =
         C::SPLIT_TAIL && !OVERLAP ? unit_tile<C>(p, (int)opaque_u32((uint32_t)u), k) : t;
     /* a segment of the split tail: its rows' partial O to the workspace; the warp that completes
@@ -327,7 +329,7 @@ __device__ __forceinline__ void consume_tile(const wgmma_params &p, const wg_sme
         (te.part == TILE_NONE || !split_merge<C>(p, te, c, w, lane, o, m, l)))
         return;
     /* O_IN_RING (config.cuh): O is staged over the stage of the tile's last key tile, so both
-     * consumers' P.V reads of its V^T are done first (named barrier 3), and producer thread 0
+     * consumers' P.V reads of its V^T are done first (named barrier 3), and producer warp 0
      * stores it (load.cuh store_o). A tile without keys stores from registers and owes no
      * o_full arrive (the producer skips it), nor does a tile o_in_ring leaves out (a merged
      * tile of the split tail, a tile that starts before row 0: load.cuh). */

@@ -40,6 +40,15 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t byt
                  : "memory");
 }
 
+/* elect.sync _|p, 0xffffffff: true in one lane of the warp (all 32 lanes must execute it), false
+ * in the others; the choice is warp-uniform knowledge for the compiler. PTX ISA: "elect.sync". */
+__device__ __forceinline__ bool elect_one()
+{
+    uint32_t e;
+    asm volatile("{\n.reg .pred P;\nelect.sync _|P, 0xffffffff;\nselp.u32 %0, 1, 0, P;\n}\n" : "=r"(e));
+    return e != 0;
+}
+
 /* mbarrier.try_wait.parity.shared::cta.b64: waits until the phase with parity `parity` has
  * completed (acquire semantics). A fresh barrier counts as having completed the phase before
  * phase 0, so waiting on parity 1 returns at once (how producers start on empty buffers). */

@@ -1,7 +1,7 @@
 /* Variant "wgmma", head_dim 256: 2 consumer warpgroups (128 query rows) x 128-key tiles, 2 stages.
- * The _vt kernel has the intra-warpgroup overlap. The kernel that transposes V has not, because
- * its transposer warps need the registers the overlap would take. (64-key tiles would leave room
- * for the overlap, but QK^T at N = 64 is shared-memory bound.) Only the _vt kernel, with no V
+ * Both kernels have the intra-warpgroup overlap, whose consumers need 240 registers: the producer
+ * keeps 24, which the transposing kernel's fits since its loads run warp-uniformly (load.cuh
+ * produce; docs/PERF.md w110; before, it had no overlap and 56). Only the _vt kernel, with no V
  * ring, has room for the O tile of the staging epilogue beside its rings; the transposing kernel
  * stages O over the ring stage of a tile's last key tile (config.cuh O_IN_RING).
  * The WGMMA_HD256_* macros may be set by a build for A/B measurements (CMake:
@@ -18,17 +18,16 @@
 #define WGMMA_HD256_CONSUMERS 2 /* consumer warpgroups of 64 query rows */
 #endif
 #ifndef WGMMA_HD256_PREGS
-#define WGMMA_HD256_PREGS 56 /* producer registers after setmaxnreg; consumers get 224, as at 48
-                             * (setmaxnreg's steps of 8). 48 held the transposer's batch of 2
-                             * (TBATCH below; at 40 it spills 32 B); thread 0's O stores
-                             * (EPI_TMA below, config.cuh O_IN_RING) spill 32 B at 48 */
+#define WGMMA_HD256_PREGS 24 /* producer registers after setmaxnreg: the consumers get 240, which the
+                             * overlap (below) needs; the transposer fits in batches of one unit
+                             * (TBATCH below; 2 spills 22 B) */
 #endif
 #ifndef WGMMA_HD256_LOADER
 #define WGMMA_HD256_LOADER 0 /* 0: all four producer warps transpose (64 units per tile; H200
                              * 975 vs 855 TFLOPS at 16k with a loader warp + 3 transposers) */
 #endif
 #ifndef WGMMA_HD256_TBATCH
-#define WGMMA_HD256_TBATCH 2 /* V transpose units per batch (config.cuh TBATCH; PERF w35) */
+#define WGMMA_HD256_TBATCH 1 /* V transpose units per batch (config.cuh TBATCH; PERF w35, w110) */
 #endif
 #ifndef WGMMA_HD256_EPI_TMA
 #define WGMMA_HD256_EPI_TMA 1 /* O through shared memory and a TMA store: with no room beside
@@ -61,8 +60,8 @@ typedef wg_config<256, WGMMA_HD256_VT_BN, WGMMA_HD256_VT_STAGES, WGMMA_HD256_CON
                   WGMMA_HD256_VT_PREGS, 1, true, WGMMA_HD256_VT_EPI_TMA, WGMMA_HD256_VT_CROSS>
     wg_cfg_hd256_vt;
 #ifndef WGMMA_HD256_OVERLAP
-#define WGMMA_HD256_OVERLAP 0 /* S, P and O together need more than 232 registers (spills), and
-                              * the transposers spill at 24 */
+#define WGMMA_HD256_OVERLAP 1 /* S, P and O together need 240 registers: H200 +10-15 % at 2k-16k
+                              * keys, +4 % at 512, with the conflict-free stmatrix (PERF w110) */
 #endif
 #ifndef WGMMA_HD256_VT_OVERLAP
 #define WGMMA_HD256_VT_OVERLAP 1 /* fits in 240 registers: H100 +8-11 % at 8k-16k (PERF w16) */
