@@ -207,10 +207,10 @@ __device__ __forceinline__ void store_o(const wgmma_params &p, const wg_smem<C> 
  * next K, see produce()), or K and V. */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void load_key_tile(const wgmma_params &p, const wg_smem<C> &sm,
-                                              const wg_tile &t, int j, int g)
+                                              const wg_tile &t, int j, int g, bool issue = true)
 {
-    if (PRE_VT) load_k<C>(p, sm, t, j, g);
-    else load_kv<C>(p, sm, t, j, g);
+    if (PRE_VT) load_k<C>(p, sm, t, j, g, issue);
+    else load_kv<C>(p, sm, t, j, g, issue);
 }
 
 /* PRE_VT: V^T tile j from the workspace, BN / SW_N boxes of SW_N key bytes x D rows (box c to
@@ -270,11 +270,12 @@ __device__ __forceinline__ void load_q_next(const wgmma_params &p, const wg_smem
  * tile's first key tile t.kt0 (a segment of the split tail starts past 0). */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_smem<C> &sm,
-                                              const wg_tile &t, int j, int n, int g)
+                                              const wg_tile &t, int j, int n, int g,
+                                              bool issue = true)
 {
     if (j + 1 < n) {
         wait_stage_free<C, PRE_VT>(sm, g + j + 1);
-        load_key_tile<C, PRE_VT>(p, sm, t, t.kt0 + j + 1, g + j + 1);
+        load_key_tile<C, PRE_VT>(p, sm, t, t.kt0 + j + 1, g + j + 1, issue);
     }
     if (PRE_VT) {
         if (C::FUSED_VT && j == 0) {
@@ -294,9 +295,9 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
  * V^T_0 once the kv head's V^T is written: wait_vt_ready). With C::FUSED_VT warps 2 and 3
  * write V^T (transpose_to_workspace) and return when no chunk is left; with C::BG_FIRST the
  * block's first Q goes after its K_0, once their first V chunks have landed (bg_started).
- * C::LOADER_WARP: warp 0's thread 0 issues K_0 and V_0 and Q (in the same order), then every key
- * tile as soon as its stage is free (k_empty: the consumers are done with the K it held;
- * v_empty: the transposers with its V); warps 1-3 transpose.
+ * C::LOADER_WARP: warp 0 issues K_0 and V_0 and Q (in the same order), then every key tile as
+ * soon as its stage is free (k_empty: the consumers are done with the K it held; v_empty: the
+ * transposers with its V), warp-uniformly as below; warps 1-3 transpose.
  * Otherwise: warp 0 issues Q and the first STAGES key tiles of each query tile; all four warps
  * transpose, and after key tile j warp 0 refills its stage with key tile j + STAGES. With
  * C::O_IN_RING the last staged tile's O lies over the stage of its last key tile (config.cuh): warp 0
@@ -305,10 +306,10 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
  * tile, the next tile's first V is the next load into that stage). Warp 0's loads are
  * warp-uniform: all its lanes wait on the barriers and keep the books (the warp index comes
  * through a shuffle, so the compiler knows it is the same in every lane), and one elected lane
- * issues each copy. ptxas then keeps the loop's state (tile, key tile, stage, phases) in
- * uniform registers instead of the 24 per thread that hd256's producer has beside 240-register
- * consumers: with thread 0 alone doing it (a branch on the thread index), the same code spilled
- * about 150 bytes there (docs/PERF.md w110). */
+ * issues each copy (so does C::LOADER_WARP's warp 0). ptxas then keeps the loop's state (tile,
+ * key tile, stage, phases) in uniform registers instead of the 24 per thread that hd256's
+ * producer has beside 240-register consumers: with thread 0 alone doing it (a branch on the
+ * thread index), the same code spilled about 150 bytes there (docs/PERF.md w110). */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, int tid)
 {
@@ -322,7 +323,11 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         return;
     }
     if (PRE_VT || C::LOADER_WARP) {
-        if (tid == 0) {
+        /* LOADER_WARP: warp-uniform (below; +0.2-3 %, docs/PERF.md w110); PRE_VT: thread 0 alone,
+         * as measured (the _vt kernels' SASS is kept) */
+        const int warp_u = PRE_VT ? warp : __shfl_sync(0xffffffffu, warp, 0);
+        const bool one = PRE_VT || elect_one();
+        if (PRE_VT ? tid == 0 : warp_u == 0) {
             int g = 0, qi = 0;
             for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
                  sched_next<C>(p, sm.sched, s)) {
@@ -332,28 +337,28 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 /* with two Q stages Q's stage is free long before K_0's: Q first; C::BG_FIRST:
                  * the first Q once the background's first V chunks have landed (bg_started) */
                 const bool q_late = C::BG_FIRST && qi == 0;
-                if (C::Q_STAGES > 1 && !q_late) load_q_next<C>(p, sm, t, qi);
+                if (C::Q_STAGES > 1 && !q_late) load_q_next<C>(p, sm, t, qi, one);
                 wait_stage_free<C, PRE_VT>(sm, g);
-                load_key_tile<C, PRE_VT>(p, sm, t, t.kt0, g);
+                load_key_tile<C, PRE_VT>(p, sm, t, t.kt0, g, one);
                 if (q_late) mbar_wait(sm.bg_bar + C::BG_STARTED_BAR, 0);
-                if (C::Q_STAGES == 1 || q_late) load_q_next<C>(p, sm, t, qi);
+                if (C::Q_STAGES == 1 || q_late) load_q_next<C>(p, sm, t, qi, one);
                 qi++;
                 if (PRE_VT) { /* unrolled, this loop needs more than the producer's registers
                                * once warp 1 takes units (spills) */
 #pragma unroll 1
                     for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g);
                 } else {
-                    for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g);
+                    for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, one);
                 }
                 g += n;
             }
         }
-        if (PRE_VT || warp == 0) return;
+        if (PRE_VT || warp_u == 0) return;
         int g = 0;
         for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
              sched_next<C>(p, sm.sched, s)) {
             const int n = unit_tile<C>(p, s.u, s.k).n_kt;
-            for (int j = 0; j < n; j++) transpose_stage<C>(sm, g + j, warp - 1, lane);
+            for (int j = 0; j < n; j++) transpose_stage<C>(sm, g + j, warp_u - 1, lane);
             g += n;
         }
         return;
