@@ -112,7 +112,7 @@ int main(void)
     tile<64, 160>("hd64_n160 (64 x 160)");
     tile<128, 192>("hd128 (128 x 192)");
     tile<128, 224>("hd128_n224 (128 x 224)");
-    tile<256, 128>("256 x 128 (hd256: even rows first)");
+    tile<256, 128>("hd256 (256 x 128)");
     tile<128, 128>("(128 x 128)");
     tile<64, 192>("(64 x 192)");
     tile<64, 64>("background chunk (64 x 64)");
