@@ -1,9 +1,10 @@
-/* Producer warpgroup: the TMA loads (one thread), their mbarrier ring, and the loop that hands
- * each tile's V to the transpose (transpose_v.cuh). With C::LOADER_WARP the loads run in warp 0
- * on their own and warps 1-3 transpose; otherwise all four warps transpose and warp 0 issues
- * the loads between tiles, warp-uniformly (produce; hd256: 64 transpose units per tile). In a _vt kernel warp 0 loads
- * V^T tiles from the workspace instead, warp 1 takes the dynamic walk's units (scheduler.cuh),
- * and with C::FUSED_VT warps 2 and 3 write that V^T (vt_background.cuh).
+/* Producer warpgroup: the TMA loads (one thread or lane issues them), their mbarrier ring, and
+ * the loop that hands each tile's V to the transpose (transpose_v.cuh). With C::LOADER_WARP the
+ * loads run in warp 0 on their own and warps 1-3 transpose; otherwise all four warps transpose
+ * and warp 0 issues the loads between tiles (hd256: 64 transpose units per tile), in both cases
+ * warp-uniformly (produce). In a _vt kernel thread 0 loads V^T tiles from the workspace
+ * instead, warp 1 takes the dynamic walk's units (scheduler.cuh), and with C::FUSED_VT warps 2
+ * and 3 write that V^T (vt_background.cuh).
  * The block walks its query tiles in the scheduler's order (scheduler.cuh); the ring runs on
  * across them, indexed by g, the key tiles loaded so far in this block:
  *   Q        per query tile, [BM][D], into stage qi % Q_STAGES (qi: query tiles with keys so
@@ -189,7 +190,7 @@ __device__ __forceinline__ bool o_in_ring(int part, int q0)
  * warp (produce): every lane waits and keeps o_phases, the lane `issue` names stores. */
 template <class C>
 __device__ __forceinline__ void store_o(const wgmma_params &p, const wg_smem<C> &sm,
-                                        const wg_tile &t, int s, uint32_t &o_phases, bool issue = true)
+                                        const wg_tile &t, int s, uint32_t &o_phases, bool issue)
 {
     mbar_wait(sm.o_full_at(s), (o_phases >> s) & 1);
     o_phases ^= 1u << s;

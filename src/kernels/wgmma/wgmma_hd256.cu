@@ -18,9 +18,9 @@
 #define WGMMA_HD256_CONSUMERS 2 /* consumer warpgroups of 64 query rows */
 #endif
 #ifndef WGMMA_HD256_PREGS
-#define WGMMA_HD256_PREGS 24 /* producer registers after setmaxnreg: the consumers get 240, which the
-                             * overlap (below) needs; the transposer fits in batches of one unit
-                             * (TBATCH below; 2 spills 22 B) */
+#define WGMMA_HD256_PREGS 24 /* producer registers after setmaxnreg: the consumers get 240,
+                             * which the overlap (below) needs; the transposer fits in batches
+                             * of one unit (TBATCH below; 2 spills 22 B) */
 #endif
 #ifndef WGMMA_HD256_LOADER
 #define WGMMA_HD256_LOADER 0 /* 0: all four producer warps transpose (64 units per tile; H200
