@@ -13,7 +13,10 @@
 #define WGMMA_HD64_CONSUMERS 3 /* consumer warpgroups of 64 query rows */
 #endif
 #ifndef WGMMA_HD64_PREGS
-#define WGMMA_HD64_PREGS 56 /* producer registers after setmaxnreg; consumers get 152 */
+#define WGMMA_HD64_PREGS 32 /* producer registers after setmaxnreg; consumers get 160 (FA3's split).
+                            * 56 (consumers 152) before its loads were warp-uniform; at 32 H200
+                            * +0.8-1.4 % at 512-16k keys without a workspace (docs/PERF.md w112);
+                            * 24 spills 28 B */
 #endif
 #ifndef WGMMA_HD64_LOADER
 #define WGMMA_HD64_LOADER 1 /* 1: a warp only for the TMA loads, 3 transpose (same speed either way) */
@@ -42,7 +45,7 @@ typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WG
 #define WGMMA_HD64_VT_STAGES WGMMA_HD64_STAGES
 #endif
 #ifndef WGMMA_HD64_VT_PREGS
-#define WGMMA_HD64_VT_PREGS WGMMA_HD64_PREGS
+#define WGMMA_HD64_VT_PREGS 56 /* its thread-0 loader as measured (consumers 152); 32 not measured */
 #endif
 typedef wg_config<64, WGMMA_HD64_VT_BN, WGMMA_HD64_VT_STAGES, WGMMA_HD64_CONSUMERS,
                   WGMMA_HD64_VT_PREGS, 1, true, WGMMA_HD64_EPI_TMA, WGMMA_HD64_CROSS>
