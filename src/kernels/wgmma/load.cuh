@@ -267,8 +267,9 @@ __device__ __forceinline__ void load_q_next(const wgmma_params &p, const wg_smem
 }
 
 /* The loads after key tile j's K of a query tile with n key tiles, the block's g-th first
- * (thread 0, PRE_VT or C::LOADER_WARP): K_{j+1}, then with PRE_VT V^T_j. j counts from the
- * tile's first key tile t.kt0 (a segment of the split tail starts past 0). */
+ * (PRE_VT: thread 0 alone; C::LOADER_WARP: warp 0, its lane `issue` issuing): K_{j+1}, then
+ * with PRE_VT V^T_j (issued by every caller: thread 0). j counts from the tile's first key tile
+ * t.kt0 (a segment of the split tail starts past 0). */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_smem<C> &sm,
                                               const wg_tile &t, int j, int n, int g,
@@ -314,6 +315,10 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, int tid)
 {
+    /* the dynamic walk's slot and the V^T load count one reader and one issuer in thread 0: the
+     * warp-uniform loops below have neither */
+    static_assert(PRE_VT || !C::DYNAMIC_WALK,
+                  "the dynamic walk is the _vt kernels' (thread-0 loader)");
     const int warp = tid >> 5, lane = tid & 31;
     if (C::FUSED_VT && warp >= 2) { /* V^T into the workspace (vt_background.cuh) */
         transpose_to_workspace<C>(p, sm.bg, sm.bg_bar, warp - 2, lane);
