@@ -145,15 +145,16 @@ __device__ __forceinline__ void transpose_warp(uint32_t v, uint32_t vt, int lane
  * time: u = warp + WARPS k, the addresses from kmajor_addr (about 20 integer instructions per
  * unit at hd128, docs/PERF.md w80). hd128_n224 keeps it: every batched or specialised form spills
  * there, mostly in that kernel's consumers (232 registers, tight). (Its batched form, which hd128
- * took until w81, went with that: w35, w81.) */
-template <class C>
+ * took until w81, went with that: w35, w81.) UNROLL: units per trip of the loop (2 in the _vt
+ * kernels' background writer, vt_background.cuh transpose_chunk_lean). */
+template <class C, int UNROLL = 4>
 __device__ __forceinline__ void transpose_units(uint32_t v, uint32_t vt, int warp, int lane)
 {
     constexpr int CH = C::D / 16, UNITS = (C::BN / 32) * CH, WARPS = C::TRANSPOSERS / 32;
     constexpr int PER = (UNITS + WARPS - 1) / WARPS; /* units per warp (the last may have fewer) */
     const int st_row = (int)st_row_of<C::STSM_CF>((uint32_t)lane), st_kb = 16 * ((lane >> 3) & 1);
     const uint32_t sel = unit_sel<C::STSM_CF>((uint32_t)lane);
-#pragma unroll 4
+#pragma unroll UNROLL
     for (int k = 0; k < PER; k++) {
         const uint32_t u = (uint32_t)(warp + WARPS * k), kv = u / CH, c = u % CH;
         if (UNITS % WARPS != 0 && u >= UNITS) break;

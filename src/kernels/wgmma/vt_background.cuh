@@ -47,21 +47,12 @@ struct vt_chunk_config {
     static_assert(BN == 64, "the store map's box is 64 key bytes");
 };
 
-/* transpose_units for one warp in few registers (hd256's producer has 24): one unit at a time,
- * its addresses from kmajor_addr, two units per trip (transpose_units unrolls four). */
+/* One chunk by one warp in few registers (hd256's producer has 24): transpose_units with one
+ * warp (TRANSPOSERS 32), two units per trip instead of four. */
 template <class CC>
 __device__ __forceinline__ void transpose_chunk_lean(uint32_t v, uint32_t vt, int lane)
 {
-    constexpr int CH = CC::D / 16, UNITS = (CC::BN / 32) * CH;
-    const int st_row = (int)st_row_of<CC::STSM_CF>((uint32_t)lane), st_kb = 16 * ((lane >> 3) & 1);
-    const uint32_t sel = unit_sel<CC::STSM_CF>((uint32_t)lane);
-#pragma unroll 2
-    for (int u = 0; u < UNITS; u++) {
-        const int kv = u / CH, c = u % CH;
-        uint32_t r[4];
-        ldmatrix_x4_trans(r, kmajor_addr<CC::BN, CC::SW_D>(v, 32 * kv + lane, 16 * c));
-        store_unit_sel(kmajor_addr<CC::D, CC::SW_N>(vt, 16 * c + st_row, 32 * kv + st_kb), r, sel);
-    }
+    transpose_units<CC, 2>(v, vt, 0, lane);
 }
 
 /* Lane 0 takes the warp's next chunk; every lane gets it. */
