@@ -1,8 +1,8 @@
 /* The wgmma kernel: persistent blocks of 1 + CONSUMERS warpgroups, each walking its share of the
  * (query tile of BM rows, query head, batch) tiles (scheduler.cuh; see wgmma_launch for the one
  * kernel that still gets a block per tile).
- *   warpgroup 0             load.cuh         TMA loads of Q, K, V into the stage ring (one thread
- *                                            issues them: thread 0, or an elected lane of warp 0)
+ *   warpgroup 0             load.cuh         TMA loads of Q, K, V into the stage ring (warp 0;
+ *                                            an elected lane issues them)
  *                           transpose_v.cuh  V -> V^T in shared memory, per stage (3 or 4 warps)
  *   warpgroups 1..          mainloop.cuh     S = Q.K^T, mask, softmax, O += P.V (wgmma)
  *                           epilogue.cuh     O, LSE to global memory

@@ -2,8 +2,8 @@
  * the loop that hands each tile's V to the transpose (transpose_v.cuh). With C::LOADER_WARP the
  * loads run in warp 0 on their own and warps 1-3 transpose; otherwise all four warps transpose
  * and warp 0 issues the loads between tiles (hd256: 64 transpose units per tile), in both cases
- * warp-uniformly (produce). In a _vt kernel thread 0 loads V^T tiles from the workspace
- * instead, warp 1 takes the dynamic walk's units (scheduler.cuh), and with C::FUSED_VT warps 2
+ * warp-uniformly (produce). In a _vt kernel warp 0 loads V^T tiles from the workspace
+ * instead (warp-uniformly too), warp 1 takes the dynamic walk's units (scheduler.cuh), and with C::FUSED_VT warps 2
  * and 3 write that V^T (vt_background.cuh).
  * The block walks its query tiles in the scheduler's order (scheduler.cuh); the ring runs on
  * across them, indexed by g, the key tiles loaded so far in this block:
@@ -126,8 +126,8 @@ __device__ __forceinline__ uint32_t q_phase(int qi)
     return (uint32_t)qi / C::Q_STAGES & 1;
 }
 
-/* Q of the block's qi-th query tile with keys (thread 0, or the lane of the loading warp that
- * `issue` names: produce's warp-uniform loop; the others only keep the books). */
+/* Q of the block's qi-th query tile with keys (the lane of the loading warp that `issue` names:
+ * produce's warp-uniform loops; the others only keep the books). */
 template <class C>
 __device__ __forceinline__ void load_q(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
                                        int qi, bool issue = true)
@@ -138,8 +138,8 @@ __device__ __forceinline__ void load_q(const wgmma_params &p, const wg_smem<C> &
     tma_tile<C, C::BM>(sm.q_tile(i), &p.tm_q, sm.q_full(i), t.q0, t.hq, t.b);
 }
 
-/* Loads of key tile j of query tile t, the block's g-th, into stage g % STAGES (thread 0, or
- * the lane `issue` names, as load_q). */
+/* Loads of key tile j of query tile t, the block's g-th, into stage g % STAGES (the lane
+ * `issue` names, as load_q). */
 template <class C>
 __device__ __forceinline__ void load_k(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
                                        int j, int g, bool issue = true)
@@ -218,9 +218,10 @@ __device__ __forceinline__ void load_key_tile(const wgmma_params &p, const wg_sm
  * column block c of the tile's K-major layout). */
 template <class C>
 __device__ __forceinline__ void load_vt(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                        int j, int g)
+                                        int j, int g, bool issue = true)
 {
     const int s = ring_stage<C>(g);
+    if (!issue) return;
     mbar_arrive_expect_tx(sm.vt_full(s), C::KV_BYTES);
 #pragma unroll
     for (int c = 0; c < C::BN / C::SW_N; c++)
@@ -267,8 +268,7 @@ __device__ __forceinline__ void load_q_next(const wgmma_params &p, const wg_smem
 }
 
 /* The loads after key tile j's K of a query tile with n key tiles, the block's g-th first
- * (PRE_VT: thread 0 alone; C::LOADER_WARP: warp 0, its lane `issue` issuing): K_{j+1}, then
- * with PRE_VT V^T_j (issued by every caller: thread 0). j counts from the tile's first key tile
+ * (warp 0, its lane `issue` issuing): K_{j+1}, then with PRE_VT V^T_j. j counts from the tile's first key tile
  * t.kt0 (a segment of the split tail starts past 0). */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_smem<C> &sm,
@@ -286,13 +286,13 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
             if (g == 0) trace_ld(0, 3);
         }
         mbar_wait(sm.vt_empty(ring_stage<C>(g + j)), ring_phase<C>(g + j) ^ 1);
-        load_vt<C>(p, sm, t, t.kt0 + j, g + j);
+        load_vt<C>(p, sm, t, t.kt0 + j, g + j, issue);
     }
 }
 
 /* The producer warpgroup's loop over the block's query tiles (g: key tiles so far, qi: query
  * tiles with keys so far; a tile with none loads nothing).
- * PRE_VT: thread 0 loads all: K_0 and Q (Q first with two Q stages), then K_{j+1} before V^T_j
+ * PRE_VT: warp 0 loads all: K_0 and Q (Q first with two Q stages), then K_{j+1} before V^T_j
  * (K_j once S = Q.K^T of the stage's last tile is done, V^T_j once its P.V is; with C::FUSED_VT
  * V^T_0 once the kv head's V^T is written: wait_vt_ready). With C::FUSED_VT warps 2 and 3
  * write V^T (transpose_to_workspace) and return when no chunk is left; with C::BG_FIRST the
@@ -315,10 +315,9 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, int tid)
 {
-    /* the dynamic walk's slot and the V^T load count one reader and one issuer in thread 0: the
-     * warp-uniform loops below have neither */
-    static_assert(PRE_VT || !C::DYNAMIC_WALK,
-                  "the dynamic walk is the _vt kernels' (thread-0 loader)");
+    /* the dynamic walk's slot counts the loading warp's 32 lanes and the consumers' threads as its
+     * readers (init_sched_slot): the transposing kernels' warps 1-3 would read it too */
+    static_assert(PRE_VT || !C::DYNAMIC_WALK, "the dynamic walk is the _vt kernels'");
     const int warp = tid >> 5, lane = tid & 31;
     if (C::FUSED_VT && warp >= 2) { /* V^T into the workspace (vt_background.cuh) */
         transpose_to_workspace<C>(p, sm.bg, sm.bg_bar, warp - 2, lane);
@@ -329,11 +328,11 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         return;
     }
     if (PRE_VT || C::LOADER_WARP) {
-        /* LOADER_WARP: warp-uniform (below; +0.2-3 %, docs/PERF.md w110); PRE_VT: thread 0 alone,
-         * as measured (the _vt kernels' SASS is kept) */
-        const int warp_u = PRE_VT ? warp : __shfl_sync(0xffffffffu, warp, 0);
-        const bool one = PRE_VT || elect_one();
-        if (PRE_VT ? tid == 0 : warp_u == 0) {
+        /* warp-uniform like the loop below (LOADER_WARP: +0.2-3 %, docs/PERF.md w110; PRE_VT:
+         * w113) */
+        const int warp_u = __shfl_sync(0xffffffffu, warp, 0);
+        const bool one = elect_one();
+        if (warp_u == 0) {
             int g = 0, qi = 0;
             for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
                  sched_next<C>(p, sm.sched, s)) {
@@ -352,7 +351,7 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 if (PRE_VT) { /* unrolled, this loop needs more than the producer's registers
                                * once warp 1 takes units (spills) */
 #pragma unroll 1
-                    for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g);
+                    for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, one);
                 } else {
                     for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, one);
                 }

@@ -48,7 +48,8 @@ typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS
 #define WGMMA_HD128_VT_STAGES WGMMA_HD128_STAGES
 #endif
 #ifndef WGMMA_HD128_VT_PREGS
-#define WGMMA_HD128_VT_PREGS 40 /* one thread issues its loads; consumers get 232 */
+#define WGMMA_HD128_VT_PREGS 40 /* consumers get 232 (24 measured on hd128_n224_vt only: slower,
+                                 * docs/PERF.md w113) */
 #endif
 #ifndef WGMMA_HD128_VT_EPI_TMA
 #define WGMMA_HD128_VT_EPI_TMA 1 /* O through shared memory and a TMA store: H100 +3 % at

@@ -45,7 +45,7 @@ typedef wg_config<256, WGMMA_HD256_BN, WGMMA_HD256_STAGES, WGMMA_HD256_CONSUMERS
 #define WGMMA_HD256_VT_STAGES WGMMA_HD256_STAGES
 #endif
 #ifndef WGMMA_HD256_VT_PREGS
-#define WGMMA_HD256_VT_PREGS 24 /* its producer is one thread issuing loads: 24 registers leave the
+#define WGMMA_HD256_VT_PREGS 24 /* its producer loads and transposes nothing: 24 registers leave the
                                  * consumers 240, which the overlap needs (40: spills) */
 #endif
 #ifndef WGMMA_HD256_VT_CROSS

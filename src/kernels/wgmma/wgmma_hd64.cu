@@ -45,7 +45,8 @@ typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WG
 #define WGMMA_HD64_VT_STAGES WGMMA_HD64_STAGES
 #endif
 #ifndef WGMMA_HD64_VT_PREGS
-#define WGMMA_HD64_VT_PREGS 56 /* its thread-0 loader as measured (consumers 152); 32 not measured */
+#define WGMMA_HD64_VT_PREGS 32 /* consumers 160: +0.9-1.7 % over 56 since its loads are warp-uniform
+                                * (docs/PERF.md w113) */
 #endif
 typedef wg_config<64, WGMMA_HD64_VT_BN, WGMMA_HD64_VT_STAGES, WGMMA_HD64_CONSUMERS,
                   WGMMA_HD64_VT_PREGS, 1, true, WGMMA_HD64_EPI_TMA, WGMMA_HD64_CROSS>
