@@ -327,11 +327,12 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         if (dynamic_walk<C>(p) && tid == 32) take_units(p, sm.sched);
         return;
     }
+    /* warp-uniform from here: the warp index through a shuffle, so the compiler knows it is the
+     * same in every lane; warp 0 keeps the books, its elected lane issues (docs/PERF.md w110:
+     * +0.2-3 % with a loader warp; w113 in the _vt kernels) */
+    const int warp_u = __shfl_sync(0xffffffffu, warp, 0);
+    const bool elected = elect_one();
     if (PRE_VT || C::LOADER_WARP) {
-        /* warp-uniform like the loop below (LOADER_WARP: +0.2-3 %, docs/PERF.md w110; PRE_VT:
-         * w113) */
-        const int warp_u = __shfl_sync(0xffffffffu, warp, 0);
-        const bool one = elect_one();
         if (warp_u == 0) {
             int g = 0, qi = 0;
             for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
@@ -342,18 +343,20 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 /* with two Q stages Q's stage is free long before K_0's: Q first; C::BG_FIRST:
                  * the first Q once the background's first V chunks have landed (bg_started) */
                 const bool q_late = C::BG_FIRST && qi == 0;
-                if (C::Q_STAGES > 1 && !q_late) load_q_next<C>(p, sm, t, qi, one);
+                if (C::Q_STAGES > 1 && !q_late) load_q_next<C>(p, sm, t, qi, elected);
                 wait_stage_free<C, PRE_VT>(sm, g);
-                load_key_tile<C, PRE_VT>(p, sm, t, t.kt0, g, one);
+                load_key_tile<C, PRE_VT>(p, sm, t, t.kt0, g, elected);
                 if (q_late) mbar_wait(sm.bg_bar + C::BG_STARTED_BAR, 0);
-                if (C::Q_STAGES == 1 || q_late) load_q_next<C>(p, sm, t, qi, one);
+                if (C::Q_STAGES == 1 || q_late) load_q_next<C>(p, sm, t, qi, elected);
                 qi++;
                 if (PRE_VT) { /* unrolled, this loop needs more than the producer's registers
                                * once warp 1 takes units (spills) */
 #pragma unroll 1
-                    for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, one);
+                    for (int j = 0; j < n; j++)
+                        load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, elected);
                 } else {
-                    for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, one);
+                    for (int j = 0; j < n; j++)
+                        load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, elected);
                 }
                 g += n;
             }
@@ -368,9 +371,7 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
         }
         return;
     }
-    /* warp-uniform (above): warp 0 keeps the books, its elected lane `one` issues */
-    const int warp_u = __shfl_sync(0xffffffffu, warp, 0);
-    const bool lead = warp_u == 0, one = elect_one() && lead;
+    const bool lead = warp_u == 0, one = elected && lead;
     int g = 0, qi = 0;
     int last_u = 0, last_k = 0; /* O_IN_RING: the unit and tile of the last tile whose O is
                                  * staged (whole, with keys, from row 0 on: below); taken again
