@@ -1,4 +1,5 @@
-/* Variant "wgmma", head_dim 64: 3 consumer warpgroups (192 query rows) x 128-key tiles, 2 stages.
+/* Variant "wgmma", head_dim 64: 3 consumer warpgroups (192 query rows) x 128-key tiles, 3 stages
+ * (the _vt kernel 2).
  * The WGMMA_HD64_* macros may be set by a build for A/B measurements (CMake:
  * -DFP8ATTN_WGMMA_FLAGS="-DWGMMA_HD64_BN=..."); nvcc splits -D values at commas, hence one each. */
 #include "kernel.cuh"
@@ -7,7 +8,8 @@
 #define WGMMA_HD64_BN 128 /* keys per tile */
 #endif
 #ifndef WGMMA_HD64_STAGES
-#define WGMMA_HD64_STAGES 2
+#define WGMMA_HD64_STAGES 3 /* the transposing kernel's ring: H200 +1.2-1.4 % at 8k-16k causal
+                            * against 2, even without the mask (docs/PERF.md w114) */
 #endif
 #ifndef WGMMA_HD64_CONSUMERS
 #define WGMMA_HD64_CONSUMERS 3 /* consumer warpgroups of 64 query rows */
@@ -42,7 +44,7 @@ typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WG
 #define WGMMA_HD64_VT_BN WGMMA_HD64_BN
 #endif
 #ifndef WGMMA_HD64_VT_STAGES
-#define WGMMA_HD64_VT_STAGES WGMMA_HD64_STAGES
+#define WGMMA_HD64_VT_STAGES 2 /* 3: even, -0.4 to +0.7 % at 2k-16k (w114) */
 #endif
 #ifndef WGMMA_HD64_VT_PREGS
 #define WGMMA_HD64_VT_PREGS 32 /* consumers 160: +0.9-1.7 % over 56 since its loads are warp-uniform
