@@ -2,9 +2,9 @@
  * the loop that hands each tile's V to the transpose (transpose_v.cuh). With C::LOADER_WARP the
  * loads run in warp 0 on their own and warps 1-3 transpose; otherwise all four warps transpose
  * and warp 0 issues the loads between tiles (hd256: 64 transpose units per tile), in both cases
- * warp-uniformly (produce). In a _vt kernel warp 0 loads V^T tiles from the workspace
- * instead (warp-uniformly too), warp 1 takes the dynamic walk's units (scheduler.cuh), and with C::FUSED_VT warps 2
- * and 3 write that V^T (vt_background.cuh).
+ * warp-uniformly (produce). In a _vt kernel warp 0 loads V^T tiles from the workspace instead
+ * (warp-uniformly too), warp 1 takes the dynamic walk's units (scheduler.cuh), and with
+ * C::FUSED_VT warps 2 and 3 write that V^T (vt_background.cuh).
  * The block walks its query tiles in the scheduler's order (scheduler.cuh); the ring runs on
  * across them, indexed by g, the key tiles loaded so far in this block:
  *   Q        per query tile, [BM][D], into stage qi % Q_STAGES (qi: query tiles with keys so
@@ -268,8 +268,8 @@ __device__ __forceinline__ void load_q_next(const wgmma_params &p, const wg_smem
 }
 
 /* The loads after key tile j's K of a query tile with n key tiles, the block's g-th first
- * (warp 0, its lane `issue` issuing): K_{j+1}, then with PRE_VT V^T_j. j counts from the tile's first key tile
- * t.kt0 (a segment of the split tail starts past 0). */
+ * (warp 0, its lane `issue` issuing): K_{j+1}, then with PRE_VT V^T_j. j counts from the tile's
+ * first key tile t.kt0 (a segment of the split tail starts past 0). */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_smem<C> &sm,
                                               const wg_tile &t, int j, int n, int g,
@@ -349,8 +349,9 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 if (q_late) mbar_wait(sm.bg_bar + C::BG_STARTED_BAR, 0);
                 if (C::Q_STAGES == 1 || q_late) load_q_next<C>(p, sm, t, qi, elected);
                 qi++;
-                if (PRE_VT) { /* unrolled, this loop needs more than the producer's registers
-                               * once warp 1 takes units (spills) */
+                if (PRE_VT) { /* not unrolled: with thread 0 loading alone (before w113) the
+                               * unrolled loop spilled once warp 1 took units; with the uniform
+                               * loads it compiles without a spill, not measured */
 #pragma unroll 1
                     for (int j = 0; j < n; j++)
                         load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, elected);

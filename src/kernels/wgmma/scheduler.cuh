@@ -226,9 +226,9 @@ __device__ __forceinline__ uint32_t slot_empty(uint32_t slot) { return slot + 8;
 __device__ __forceinline__ uint32_t slot_unit(uint32_t slot) { return slot + 16; }
 
 /* One arrival on u_full per phase (the taker's); on u_empty one per reader thread (the loading
- * warp's 32 lanes and every consumer thread, each after its own read: its arrive's release orders that read
- * before the taker's next store, which a warp's one arrive after __syncwarp does not do for
- * racecheck). */
+ * warp's 32 lanes and every consumer thread, each after its own read: its arrive's release
+ * orders that read before the taker's next store, which a warp's one arrive after __syncwarp
+ * does not do for racecheck). */
 template <class C>
 __device__ __forceinline__ void init_sched_slot(uint32_t slot)
 {

@@ -22,10 +22,10 @@ typedef wg_config<128, 224, 2, 2, WGMMA_HD128_N224_PREGS, 1, false, false, true,
                   0>
     wg_cfg_hd128_n224;
 /* The _vt kernel: its producer loads (warp 0) and transposes nothing; at 40 registers the
- * consumers get 232. Its epilogue writes O through shared memory with stmatrix and a TMA store (EPI_TMA;
- * stmatrix instead of quad transposes there: +2.2 % at (2,16,8192,128) causal, +1.2 % at 16k
- * causal, docs/PERF.md w39). At 24 producer registers (consumers 240) it was 0.5-2.6 % slower
- * (w37, w96; with the warp-uniform loads 0.8-2.9 %, w113). */
+ * consumers get 232. Its epilogue writes O through shared memory with stmatrix and a TMA store
+ * (EPI_TMA; stmatrix instead of quad transposes there: +2.2 % at (2,16,8192,128) causal, +1.2 %
+ * at 16k causal, docs/PERF.md w39). At 24 producer registers (consumers 240) it was 0.5-2.6 %
+ * slower (w37, w96; with the warp-uniform loads 0.8-2.9 %, w113). */
 #ifndef WGMMA_HD128_N224_VT_PREGS
 #define WGMMA_HD128_N224_VT_PREGS WGMMA_HD128_N224_PREGS
 #endif

@@ -44,7 +44,7 @@ typedef wg_config<64, WGMMA_HD64_BN, WGMMA_HD64_STAGES, WGMMA_HD64_CONSUMERS, WG
 #define WGMMA_HD64_VT_BN WGMMA_HD64_BN
 #endif
 #ifndef WGMMA_HD64_VT_STAGES
-#define WGMMA_HD64_VT_STAGES 2 /* 3: even, -0.4 to +0.7 % at 2k-16k (w114) */
+#define WGMMA_HD64_VT_STAGES 2 /* 3: even, -0.6 to +0.4 % at 512-16k (w114) */
 #endif
 #ifndef WGMMA_HD64_VT_PREGS
 #define WGMMA_HD64_VT_PREGS 32 /* consumers 160: +0.9-1.7 % over 56 since its loads are warp-uniform
