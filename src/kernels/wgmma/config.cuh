@@ -157,8 +157,9 @@ struct wg_config {
      * vt_full, vt_empty, then q_empty(0), then with two Q stages q_full(1), q_empty(1) */
     static constexpr int n_bars(int q) { return 2 * q + 6 * STAGES; }
     /* DYNAMIC_WALK: the kernel takes the dynamic walk on causal problems of two waves or more
-     * (scheduler.cuh): the _vt kernels but hd256's, whose loader thread has 24 registers (its
-     * consumers need the other 240) and spills 96 bytes with the walk's reads. Their unit slot:
+     * (scheduler.cuh): the _vt kernels but hd256's, whose producer has 24 registers (its
+     * consumers need the other 240) and spilled 96 bytes with the walk's reads and a thread-0
+     * loader (4 with w113's loader warp; not measured). Their unit slot:
      * the barriers u_full, u_empty and the unit, 8 bytes each, after the barriers above */
     static constexpr bool DYNAMIC_WALK = WGMMA_DYNAMIC && VT_GLOBAL && D != 256;
     static constexpr int SCHED_SLOTS = DYNAMIC_WALK ? 1 : 0;

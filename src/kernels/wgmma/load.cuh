@@ -1,4 +1,4 @@
-/* Producer warpgroup: the TMA loads (one thread or lane issues them), their mbarrier ring, and
+/* Producer warpgroup: the TMA loads (one elected lane issues them), their mbarrier ring, and
  * the loop that hands each tile's V to the transpose (transpose_v.cuh). With C::LOADER_WARP the
  * loads run in warp 0 on their own and warps 1-3 transpose; otherwise all four warps transpose
  * and warp 0 issues the loads between tiles (hd256: 64 transpose units per tile), in both cases
@@ -281,9 +281,9 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
     }
     if (PRE_VT) {
         if (C::FUSED_VT && j == 0) {
-            if (g == 0) trace_ld(0, 2);
+            if (g == 0) trace_ld(issue ? 0 : 1, 2);
             wait_vt_ready<C>(p, t.b, t.hk); /* the pair's V^T is written */
-            if (g == 0) trace_ld(0, 3);
+            if (g == 0) trace_ld(issue ? 0 : 1, 3);
         }
         mbar_wait(sm.vt_empty(ring_stage<C>(g + j)), ring_phase<C>(g + j) ^ 1);
         load_vt<C>(p, sm, t, t.kt0 + j, g + j, issue);

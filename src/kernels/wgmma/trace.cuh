@@ -34,7 +34,8 @@ static __device__ uint64_t g_wg_trace_q[TRACE_BLOCKS][3][TRACE_QTILES][TRACE_QPO
 /* FUSED_VT's background warps: per chunk taken, lane 0's clock at take, load landed, transposed,
  * released; and the chunk's index */
 static __device__ uint64_t g_wg_trace_bg[TRACE_BLOCKS][2][TRACE_CHUNKS][5];
-/* the loader (thread 0): before and after griddep_wait, before and after its first wait_vt_ready */
+/* the loader (thread 0; from point 2 the loading warp's issuing lane): before and after
+ * griddep_wait, before and after its first wait_vt_ready */
 static __device__ uint64_t g_wg_trace_ld[TRACE_BLOCKS][4];
 #endif
 
@@ -75,7 +76,7 @@ __device__ __forceinline__ void trace_bg(int w, int lane, int n, int point, int 
 #endif
 }
 
-/* The loader's stamps (tid 0 only) */
+/* The loader's stamps (tid 0 only: pass 0 from the one thread or lane that stamps) */
 __device__ __forceinline__ void trace_ld(int tid, int point)
 {
 #if WGMMA_TRACE
