@@ -349,16 +349,7 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 if (q_late) mbar_wait(sm.bg_bar + C::BG_STARTED_BAR, 0);
                 if (C::Q_STAGES == 1 || q_late) load_q_next<C>(p, sm, t, qi, elected);
                 qi++;
-                if (PRE_VT) { /* not unrolled: with thread 0 loading alone (before w113) the
-                               * unrolled loop spilled once warp 1 took units; with the uniform
-                               * loads it compiles without a spill, not measured */
-#pragma unroll 1
-                    for (int j = 0; j < n; j++)
-                        load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, elected);
-                } else {
-                    for (int j = 0; j < n; j++)
-                        load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, elected);
-                }
+                for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, elected);
                 g += n;
             }
         }
