@@ -15,7 +15,8 @@
  *  - the rows of each stmatrix matrix fall on eight distinct 16-byte bank groups (one wavefront),
  *    and so do those of each ldmatrix matrix;
  * and the order before docs/PERF.md w109 (the even rows, then the odd ones) writes the
- * same bytes with two wavefronts per matrix, which the check above must see (else it tests nothing).
+ * same bytes with two wavefronts per matrix, which the check above must see (else it tests
+ * nothing).
  * The folded address forms (transpose_warp, transpose_blocks) are not modelled here: the GPU runs
  * compare their outputs (docs/PERF.md w109). */
 #include <stdint.h>
@@ -56,7 +57,8 @@ static long transpose_model(const char *name)
         uint32_t ld[32], st[32], reg[32][4];
         for (int L = 0; L < 32; L++) ld[L] = V + kmajor_addr<BN, SW_D>(0, 32 * kv + L, 16 * c);
         for (int i = 0; i < 4; i++)
-            CHECK(one_wavefront(ld + 8 * i), "%s unit %d: ldmatrix matrix %d in more than one wavefront",
+            CHECK(one_wavefront(ld + 8 * i),
+                  "%s unit %d: ldmatrix matrix %d in more than one wavefront",
                   name, u, i);
         for (int T = 0; T < 32; T++) {
             const int g = T >> 2, t = T & 3;
@@ -74,7 +76,8 @@ static long transpose_model(const char *name)
         for (int T = 0; T < 32; T++) {
             uint32_t out[4];
             unit_out(reg[T], unit_sel<CF>((uint32_t)T), out);
-            for (int i = 0; i < 4; i++) memcpy(mem + st[8 * i + (T >> 2)] + 4 * (T & 3), &out[i], 4);
+            for (int i = 0; i < 4; i++)
+                memcpy(mem + st[8 * i + (T >> 2)] + 4 * (T & 3), &out[i], 4);
         }
     }
     long bad = 0;
@@ -86,7 +89,8 @@ static long transpose_model(const char *name)
             const uint8_t got = mem[VT + kmajor_addr<D, SW_N>(0, d, p & ~15) + (p & 15)];
             bad += got != want;
         }
-    CHECK(bad == 0, "%s (%s order): %ld of %d V^T bytes wrong", name, CF ? "conflict-free" : "even-rows-first",
+    CHECK(bad == 0, "%s (%s order): %ld of %d V^T bytes wrong", name,
+          CF ? "conflict-free" : "even-rows-first",
           bad, D * BN);
     return multi;
 }
@@ -99,9 +103,12 @@ static void tile(const char *name)
     typedef wg_config<D, BN, 2> C;
     const long cf = transpose_model<D, BN, C::SW_D, C::SW_N, true>(name);
     const long old = transpose_model<D, BN, C::SW_D, C::SW_N, false>(name);
-    CHECK(cf == 0, "%s: %ld stmatrix matrices need two wavefronts in the conflict-free order", name, cf);
-    CHECK(old == 4L * (BN / 32) * (D / 16), "%s: the even-rows-first order: %ld matrices of %d in two wavefronts "
-          "(the model no longer sees the conflict it was written for)", name, old, 4 * (BN / 32) * (D / 16));
+    CHECK(cf == 0, "%s: %ld stmatrix matrices need two wavefronts in the conflict-free order", name,
+          cf);
+    CHECK(old == 4L * (BN / 32) * (D / 16),
+          "%s: the even-rows-first order: %ld matrices of %d in two wavefronts "
+          "(the model no longer sees the conflict it was written for)",
+          name, old, 4 * (BN / 32) * (D / 16));
     printf("%-28s SW_D %3d SW_N %3d: stmatrix matrices in two wavefronts, even rows first %ld, "
            "the conflict-free one %ld\n", name, C::SW_D, C::SW_N, old, cf);
 }

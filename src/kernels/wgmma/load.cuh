@@ -130,7 +130,7 @@ __device__ __forceinline__ uint32_t q_phase(int qi)
  * produce's warp-uniform loops; the others only keep the books). */
 template <class C>
 __device__ __forceinline__ void load_q(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                       int qi, bool issue = true)
+                                       int qi, bool issue)
 {
     const int i = q_stage<C>(qi);
     if (!issue) return;
@@ -142,7 +142,7 @@ __device__ __forceinline__ void load_q(const wgmma_params &p, const wg_smem<C> &
  * `issue` names, as load_q). */
 template <class C>
 __device__ __forceinline__ void load_k(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                       int j, int g, bool issue = true)
+                                       int j, int g, bool issue)
 {
     const int s = ring_stage<C>(g);
     if (!issue) return;
@@ -152,7 +152,7 @@ __device__ __forceinline__ void load_k(const wgmma_params &p, const wg_smem<C> &
 
 template <class C>
 __device__ __forceinline__ void load_v(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                       int j, int g, bool issue = true)
+                                       int j, int g, bool issue)
 {
     const int s = ring_stage<C>(g);
     if (!issue) return;
@@ -162,7 +162,7 @@ __device__ __forceinline__ void load_v(const wgmma_params &p, const wg_smem<C> &
 
 template <class C>
 __device__ __forceinline__ void load_kv(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                        int j, int g, bool issue = true)
+                                        int j, int g, bool issue)
 {
     load_k<C>(p, sm, t, j, g, issue);
     load_v<C>(p, sm, t, j, g, issue);
@@ -208,7 +208,7 @@ __device__ __forceinline__ void store_o(const wgmma_params &p, const wg_smem<C> 
  * next K, see produce()), or K and V. */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void load_key_tile(const wgmma_params &p, const wg_smem<C> &sm,
-                                              const wg_tile &t, int j, int g, bool issue = true)
+                                              const wg_tile &t, int j, int g, bool issue)
 {
     if (PRE_VT) load_k<C>(p, sm, t, j, g, issue);
     else load_kv<C>(p, sm, t, j, g, issue);
@@ -218,7 +218,7 @@ __device__ __forceinline__ void load_key_tile(const wgmma_params &p, const wg_sm
  * column block c of the tile's K-major layout). */
 template <class C>
 __device__ __forceinline__ void load_vt(const wgmma_params &p, const wg_smem<C> &sm, const wg_tile &t,
-                                        int j, int g, bool issue = true)
+                                        int j, int g, bool issue)
 {
     const int s = ring_stage<C>(g);
     if (!issue) return;
@@ -261,7 +261,7 @@ __device__ __forceinline__ void wait_stage_free(const wg_smem<C> &sm, int g)
  * held its stage (query tile qi - Q_STAGES). */
 template <class C>
 __device__ __forceinline__ void load_q_next(const wgmma_params &p, const wg_smem<C> &sm,
-                                            const wg_tile &t, int qi, bool issue = true)
+                                            const wg_tile &t, int qi, bool issue)
 {
     if (qi >= C::Q_STAGES) mbar_wait(sm.q_empty(q_stage<C>(qi)), q_phase<C>(qi) ^ 1);
     load_q<C>(p, sm, t, qi, issue);
@@ -272,8 +272,7 @@ __device__ __forceinline__ void load_q_next(const wgmma_params &p, const wg_smem
  * first key tile t.kt0 (a segment of the split tail starts past 0). */
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_smem<C> &sm,
-                                              const wg_tile &t, int j, int n, int g,
-                                              bool issue = true)
+                                              const wg_tile &t, int j, int n, int g, bool issue)
 {
     if (j + 1 < n) {
         wait_stage_free<C, PRE_VT>(sm, g + j + 1);

@@ -205,9 +205,9 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
  * the next position of a counter in global memory (atomicAdd, plus gridDim.x). One thread of the
  * producer warpgroup, the taker (take_units), does the taking and hands each unit, as the tiles
  * walk's index of its tile (dynamic_unit), through a one-unit slot in shared memory to the
- * loading warp's 32 lanes and the consumer threads: u_full says the slot is written (the taker's one
- * arrive, whose release orders the store), u_empty that every reader has read it (one arrive per
- * reader thread). The taker takes the block's unit n + 1 once the consumers have read
+ * loading warp's 32 lanes and the consumer threads: u_full says the slot is written (the taker's
+ * one arrive, whose release orders the store), u_empty that every reader has read it (one arrive
+ * per reader thread). The taker takes the block's unit n + 1 once the consumers have read
  * unit n, i.e. when they start it: the block holds one unit ahead, which its loader starts
  * loading while the consumers run unit n. The last unit handed over is n_units: the walk's end.
  * Under a causal mask a tile's cost varies with its index, and blocks that took a long tile take

@@ -43,18 +43,20 @@ __host__ __device__ __forceinline__ uint32_t unit_prmt(uint32_t a, uint32_t b, u
     /* prmt.b32's default mode; the selectors' nibbles are below 8, so no sign replication */
     const uint64_t x = (uint64_t)a | ((uint64_t)b << 32);
     uint32_t d = 0;
-    for (int k = 0; k < 4; k++) d |= (uint32_t)((x >> (8 * ((sel >> (4 * k)) & 7))) & 0xff) << (8 * k);
+    for (int k = 0; k < 4; k++)
+        d |= (uint32_t)((x >> (8 * ((sel >> (4 * k)) & 7))) & 0xff) << (8 * k);
     return d;
 #endif
 }
 /* the four, in stmatrix's operand order (one text for the kernels' calls and unit_out; as the
  * operands of the call itself, which gives ptxas the order the kernels were measured with) */
-#define FP8ATTN_UNIT_OUT(r, sel, sel2)                                                             \
+#define FP8ATTN_UNIT_OUT(r, sel)                                                                   \
     unit_prmt((r)[0], (r)[1], (sel)), unit_prmt((r)[2], (r)[3], (sel)),                            \
-        unit_prmt((r)[0], (r)[1], (sel2)), unit_prmt((r)[2], (r)[3], (sel2))
-__host__ __device__ __forceinline__ void unit_out(const uint32_t r[4], uint32_t sel, uint32_t out[4])
+        unit_prmt((r)[0], (r)[1], (sel) ^ 0x1111u), unit_prmt((r)[2], (r)[3], (sel) ^ 0x1111u)
+__host__ __device__ __forceinline__ void unit_out(const uint32_t r[4], uint32_t sel,
+                                                  uint32_t out[4])
 {
-    const uint32_t sel2 = sel ^ 0x1111u, o[4] = {FP8ATTN_UNIT_OUT(r, sel, sel2)};
+    const uint32_t o[4] = {FP8ATTN_UNIT_OUT(r, sel)};
     for (int i = 0; i < 4; i++) out[i] = o[i];
 }
 
@@ -85,8 +87,7 @@ __host__ __device__ __forceinline__ uint32_t unit_sel(uint32_t lane)
  * unit_sel) stored by stmatrix at `addr`. */
 __device__ __forceinline__ void store_unit_sel(uint32_t addr, const uint32_t r[4], uint32_t sel)
 {
-    const uint32_t sel2 = sel ^ 0x1111u;
-    stmatrix_x4(addr, FP8ATTN_UNIT_OUT(r, sel, sel2));
+    stmatrix_x4(addr, FP8ATTN_UNIT_OUT(r, sel));
 }
 
 /* The units of transposer warp W: u = W + WARPS k (kv = u / CH, c = u % CH), W a compile-time

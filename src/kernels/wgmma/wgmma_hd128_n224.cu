@@ -6,8 +6,9 @@
  * keys, +1.5-2 % at 4k-16k (causal: 8k-16k); at 2k the last tile is mostly empty (2048 = 9.1 x
  * 224), 3-4 % slower. Causal problems run the _vtc kernel (the cross-tile overlap), which on the
  * H200 is 1.3-1.9 % faster than the 192-key _vt kernel at 4k-6k and 0.6-1.1 % at 2k-3.5k (w105,
- * w107): hence the causal range from 2048. Same register split and loader warp as wgmma_hd128.cu; its epilogue stores
- * O from registers: the O tile would not fit beside its two Q buffers and rings (config.cuh). */
+ * w107): hence the causal range from 2048. Same register split and loader warp as
+ * wgmma_hd128.cu; its epilogue stores O from registers: the O tile would not fit beside its two Q
+ * buffers and rings (config.cuh). */
 #include "kernel.cuh"
 
 #ifndef WGMMA_HD128_N224_PREGS
