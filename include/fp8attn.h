@@ -162,7 +162,9 @@ float fp8attn_effective_scale(const fp8attn_params_t *p);
 fp8attn_status_t fp8attn_forward_cpu(const fp8attn_params_t *p);
 /* GPU forward on `stream` with the fastest kernel variant that supports the problem on the
  * current device. Asynchronous; allocates nothing. Uses no workspace: on Hopper,
- * fp8attn_forward_ws (below) with one is faster. */
+ * fp8attn_forward_ws (below) with one is faster. On Hopper a causal problem of two waves of
+ * query tiles or more may count its tiles in 4 bytes of O (a 4-byte memset on `stream` before
+ * the kernel, in a CUDA graph a memset node), which the kernel then overwrites with the output. */
 fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t stream);
 
 /* ---- kernel variants (registry) ---- */

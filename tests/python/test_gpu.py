@@ -482,6 +482,56 @@ def test_workspace_in_cuda_graph():
         assert torch.equal(out, want)
 
 
+@cuda_only
+def test_dynamic_walk_counter_in_o():
+    """Without a workspace, a causal problem of two waves or more on hd128's transposing kernel
+    takes its tiles from a counter (the dynamic walk) kept in 4 bytes of O, zeroed by a memset
+    before the kernel and overwritten by the tile's own output last (kernel.cuh, epilogue.cuh
+    hold_counter_row; docs/PERF.md w117): two calls write the same bits, so does the package's
+    call with its workspace (the same kernel here, whose output does not depend on the walk),
+    and a CUDA graph of the call (the memset node, then the kernel) replayed on new inputs
+    equals eager calls, the counter's row included."""
+    import ctypes
+    import fp8attn._lib as L
+    if not _hopper():
+        pytest.skip("the wgmma kernels run on sm_90")
+    B, H, S, D = 8, 16, 2048, 128  # 2048 query tiles of 128 rows: two waves or more on any H100
+    static = list(_ws_problem(B, H, H, S, D, 400))
+    o = torch.full((B, S, H, D), float("nan"), dtype=torch.bfloat16, device=DEV)
+    p = _c_params(*static, o, True)
+    if _ws_kernels(p)[0] != "fp8attn_wgmma_hd128":
+        pytest.skip("another kernel on this GPU: " + _ws_kernels(p)[0])
+
+    def call():
+        stream = torch.cuda.current_stream(DEV).cuda_stream
+        L.check(L.lib().fp8attn_forward(ctypes.byref(p), stream), "fp8attn_forward")
+
+    call()
+    first = o.clone()
+    o.fill_(float("nan"))
+    call()
+    torch.cuda.synchronize()
+    assert not torch.isnan(first).any(), "an element of O was not written"
+    assert torch.equal(o, first), "two calls differ"
+    q, k, v, dq, dk, dv = static
+    pkg = fp8attn.attention(q, k, v, causal=True, q_descale=dq, k_descale=dk, v_descale=dv)
+    if _ws_kernels(p)[1] == _ws_kernels(p)[0]:
+        assert torch.equal(pkg, first), "the call with the workspace differs"
+    g, _ = _capture(call, [])
+    for seed in (410, 420):
+        new = _ws_problem(B, H, H, S, D, seed)
+        for dst, src in zip(static, new):
+            dst.copy_(src)
+        o.fill_(float("nan"))
+        g.replay()
+        torch.cuda.synchronize()
+        got = o.clone()
+        o.fill_(float("nan"))
+        call()
+        torch.cuda.synchronize()
+        assert torch.equal(got, o), "the graph's replay differs from an eager call"
+
+
 def _ws_error_problem():
     """WS_CASES[0] with O filled with 7.0, its C params and its workspace size on this GPU."""
     B, Hq, Hkv, S, D, causal = WS_CASES[0]

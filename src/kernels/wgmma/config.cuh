@@ -31,9 +31,10 @@
 #endif
 
 /* WGMMA_DYNAMIC 1 (default): causal problems of two waves or more on the _vt kernels (but
- * hd256's, DYNAMIC_WALK below) take the dynamic walk (scheduler.cuh; their other problems the
- * tiles walk, so these kernels carry no code for pairs or snake); 0: pairs or snake as on the
- * other kernels (A/B builds; docs/PERF.md w50). */
+ * hd256's) and on the transposing kernels whose instance asks for it (DYN, DYNAMIC_WALK below)
+ * take the dynamic walk (scheduler.cuh; their other problems the tiles walk, so these kernels
+ * carry no code for pairs or snake); 0: pairs or snake as on the other kernels (A/B builds;
+ * docs/PERF.md w50, w117). */
 #ifndef WGMMA_DYNAMIC
 #define WGMMA_DYNAMIC 1
 #endif
@@ -113,7 +114,7 @@
 
 template <int D_, int BN_, int STAGES_, int CONSUMERS_ = 2, int PREGS_ = 40, int LOADER_ = 1,
           bool VT_GLOBAL_ = false, bool EPI_TMA_ = false, bool CROSS_ = true, int TBATCH_ = 1,
-          int TSPEC_ = 1>
+          int TSPEC_ = 1, bool DYN_ = false>
 struct wg_config {
     static constexpr bool VT_GLOBAL = VT_GLOBAL_;
     static constexpr int D = D_;
@@ -159,9 +160,13 @@ struct wg_config {
     /* DYNAMIC_WALK: the kernel takes the dynamic walk on causal problems of two waves or more
      * (scheduler.cuh): the _vt kernels but hd256's, whose producer has 24 registers (its
      * consumers need the other 240) and spilled 96 bytes with the walk's reads and a thread-0
-     * loader (4 with w113's loader warp; not measured). Their unit slot:
+     * loader (4 with w113's loader warp; not measured), and the transposing kernels with a
+     * loader warp whose instance sets DYN (hd128's and hd64_n160's, docs/PERF.md w117; hd64's
+     * spills 20 bytes with it). The _vt kernels count their units in the workspace, the
+     * transposing ones in 4 bytes of O (wgmma_params counter_in_o). Their unit slot:
      * the barriers u_full, u_empty and the unit, 8 bytes each, after the barriers above */
-    static constexpr bool DYNAMIC_WALK = WGMMA_DYNAMIC && VT_GLOBAL && D != 256;
+    static constexpr bool DYNAMIC_WALK =
+        WGMMA_DYNAMIC && D != 256 && (VT_GLOBAL || (DYN_ && LOADER_WARP));
     static constexpr int SCHED_SLOTS = DYNAMIC_WALK ? 1 : 0;
     static constexpr int SCHED_BYTES = 3 * 8 * SCHED_SLOTS;
     /* FUSED_VT: producer warps 2 and 3 (BG_WARPS) transpose V into the workspace while the block
@@ -313,6 +318,12 @@ struct wgmma_params {
     fp8attn_fastdiv_t div_split_heads;
     float *split_part;
     int32_t *split_count;
+    /* The transposing kernels' dynamic walk (C::DYNAMIC_WALK, not VT_GLOBAL): tile_counter
+     * points into O, at row counter_row (the walk's last unit's last row: the first query tile
+     * of the last head of the last batch) of head h_q - 1 in batch - 1, its first two elements,
+     * zeroed by a memset before the launch; counter_in_o 1. The warp that writes that row holds
+     * its store until the counter reads n_units (epilogue.cuh hold_counter_row). 0 elsewhere. */
+    int32_t counter_in_o, counter_row;
 };
 
 #endif

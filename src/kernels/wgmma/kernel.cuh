@@ -92,10 +92,11 @@ __device__ __forceinline__ void wgmma_fwd(const wgmma_params &p)
  * (wgmma_variant.cu split_plan_of, the plan the workspace's size made room for; NULL or no
  * tiles: none), refused unless it is the plan fp8attn_wgmma_split_plan makes for this kernel on
  * sm_count blocks.
- * Causal problems of at least two waves take their tiles from a counter on the _vt kernels but
- * hd256's (the dynamic walk), else pair their query tiles or walk them in snake order
- * (scheduler.cuh, sched_plan.cu); the grid is one block per SM, or one per unit where there are
- * fewer. */
+ * Causal problems of at least two waves take their tiles from a counter (the dynamic walk) on the
+ * _vt kernels but hd256's, in the workspace, and on the transposing kernels that have the walk
+ * (config.cuh DYNAMIC_WALK), in 4 bytes of O; else pair their query tiles or walk them in snake
+ * order (scheduler.cuh, sched_plan.cu); the grid is one block per SM, or one per unit where
+ * there are fewer. */
 template <class C>
 static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8attn_params_t *p,
                                      void *vt, const fp8attn_wgmma_split_t *plan, int sm_count,
@@ -153,7 +154,16 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     wp.walk = FP8ATTN_WGMMA_WALK_TILES;
     wp.pairs_per_head = 0;
     const bool spread = persist && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
-    if (spread && C::DYNAMIC_WALK) { /* vt != NULL: a _vt kernel */
+    wp.counter_in_o = 0;
+    wp.counter_row = 0;
+    /* the transposing kernels' counter: 4 bytes of O (config.cuh counter_in_o), the first two
+     * elements of the walk's last unit's last row, row C::BM - 1 - q_off of query head h_q - 1 in
+     * batch - 1 (in [0, seqlen_q): two query tiles or more); a view whose row there is not 4-byte
+     * aligned keeps the tiles walk */
+    uint16_t *const o_counter = (uint16_t *)p->o + (int64_t)(p->batch - 1) * p->o_stride.batch +
+                                (int64_t)(p->h_q - 1) * p->o_stride.head +
+                                (int64_t)(C::BM - 1 - wp.q_off) * p->o_stride.token;
+    if (spread && C::DYNAMIC_WALK && (C::VT_GLOBAL || ((uintptr_t)o_counter & 3) == 0)) {
         wp.walk = FP8ATTN_WGMMA_WALK_DYNAMIC;
         wp.sec_heads = fp8attn_wgmma_section_heads(heads, wp.heads_per_kv,
                                                    2 * p->head_dim * fp8attn_wgmma_vt_skp(p));
@@ -162,8 +172,14 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         wp.div_sec_heads = fp8attn_fastdiv_make((uint32_t)wp.sec_heads);
         const int64_t last = heads - (heads - 1) / wp.sec_heads * wp.sec_heads;
         wp.div_last_heads = fp8attn_fastdiv_make((uint32_t)last);
-        wp.tile_counter = fp8attn_wgmma_tile_counter(p, vt);
-    } else if (spread && WGMMA_PAIR_TILES) {
+        if (C::VT_GLOBAL) {
+            wp.tile_counter = fp8attn_wgmma_tile_counter(p, vt); /* a _vt kernel: vt != NULL */
+        } else {
+            wp.counter_in_o = 1;
+            wp.counter_row = C::BM - 1 - wp.q_off;
+            wp.tile_counter = (int32_t *)o_counter; /* zeroed before the launch, below */
+        }
+    } else if (spread && WGMMA_PAIR_TILES && !C::DYNAMIC_WALK) {
         wp.walk = fp8attn_wgmma_causal_walk(wp.n_q_tiles, C::BM, C::BN, wp.q_off, p->seqlen_q,
                                             p->seqlen_k, heads, (int)slots, &wp.pairs_per_head);
     }
@@ -210,7 +226,10 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
             cfg.attrs = attr;
             cfg.numAttrs = 1;
         }
-        e = cudaLaunchKernelExC(&cfg, k->func, args);
+        /* the counter in O starts at 0: a 4-byte memset in stream order before the kernel, the
+         * call's last step before the launch */
+        if (wp.counter_in_o) e = cudaMemsetAsync(wp.tile_counter, 0, 4, (cudaStream_t)stream);
+        if (e == cudaSuccess) e = cudaLaunchKernelExC(&cfg, k->func, args);
     }
 #if WGMMA_TRACE
     if (e == cudaSuccess) {

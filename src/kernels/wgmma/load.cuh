@@ -314,15 +314,17 @@ __device__ __forceinline__ void load_key_turn(const wgmma_params &p, const wg_sm
 template <class C, bool PRE_VT>
 __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> &sm, int tid)
 {
-    /* the dynamic walk's slot counts the loading warp's 32 lanes and the consumers' threads as its
-     * readers (init_sched_slot): the transposing kernels' warps 1-3 would read it too */
-    static_assert(PRE_VT || !C::DYNAMIC_WALK, "the dynamic walk is the _vt kernels'");
+    /* the dynamic walk's slot counts as its readers the consumers' threads and, in the _vt
+     * kernels, the loading warp's 32 lanes (warp 1's first thread takes the units), in the
+     * transposing kernels the transposer warps' 96 (the loading warp takes them: scheduler.cuh
+     * hand_next), so those need a loader warp (init_sched_slot) */
+    static_assert(PRE_VT || C::LOADER_WARP || !C::DYNAMIC_WALK, "the taker: a loader warp");
     const int warp = tid >> 5, lane = tid & 31;
     if (C::FUSED_VT && warp >= 2) { /* V^T into the workspace (vt_background.cuh) */
         transpose_to_workspace<C>(p, sm.bg, sm.bg_bar, warp - 2, lane);
         return;
     }
-    if (C::DYNAMIC_WALK && warp > 0) { /* warp 1's first thread takes the dynamic walk's units */
+    if (C::DYNAMIC_WALK && C::VT_GLOBAL && warp > 0) { /* warp 1's first thread: the taker */
         if (dynamic_walk<C>(p) && tid == 32) take_units(p, sm.sched);
         return;
     }
@@ -334,11 +336,15 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
     if (PRE_VT || C::LOADER_WARP) {
         if (warp_u == 0) {
             int g = 0, qi = 0;
-            for (wg_sched s = sched_begin<C>(p, sm.sched); s.u < p.n_units;
-                 sched_next<C>(p, sm.sched, s)) {
+            wg_taking tk;
+            for (wg_sched s = sched_begin_taking<C>(p, sm.sched, elected, tk); s.u < p.n_units;
+                 sched_next_taking<C>(p, sm.sched, s, tk)) {
                 const wg_tile t = unit_tile<C>(p, s.u, s.k);
                 const int n = t.n_kt;
-                if (n == 0) continue;
+                if (n == 0) {
+                    hand_next<C>(p, sm.sched, s, elected, tk);
+                    continue;
+                }
                 /* with two Q stages Q's stage is free long before K_0's: Q first; C::BG_FIRST:
                  * the first Q once the background's first V chunks have landed (bg_started) */
                 const bool q_late = C::BG_FIRST && qi == 0;
@@ -348,6 +354,9 @@ __device__ __forceinline__ void produce(const wgmma_params &p, const wg_smem<C> 
                 if (q_late) mbar_wait(sm.bg_bar + C::BG_STARTED_BAR, 0);
                 if (C::Q_STAGES == 1 || q_late) load_q_next<C>(p, sm, t, qi, elected);
                 qi++;
+                /* the next unit to the slot after this one's first loads (the transposing
+                 * kernels' dynamic walk: scheduler.cuh hand_next) */
+                hand_next<C>(p, sm.sched, s, elected, tk);
                 for (int j = 0; j < n; j++) load_key_turn<C, PRE_VT>(p, sm, t, j, n, g, elected);
                 g += n;
             }

@@ -234,7 +234,7 @@ __device__ __forceinline__ void init_sched_slot(uint32_t slot)
 {
     if (C::SCHED_SLOTS) {
         mbar_init(slot_full(slot), 1);
-        mbar_init(slot_empty(slot), 32 + 128 * C::CONSUMERS); /* the loading warp's lanes too */
+        mbar_init(slot_empty(slot), (C::VT_GLOBAL ? 32 : C::TRANSPOSERS) + 128 * C::CONSUMERS);
     }
 }
 
@@ -295,6 +295,75 @@ __device__ __forceinline__ void sched_next(const wgmma_params &p, uint32_t slot,
     }
     const int64_t next = (int64_t)s.u + gridDim.x; /* gridDim.x may be n_units, up to 2^31 - 1 */
     s.u = next < p.n_units ? (int)next : p.n_units;
+}
+
+/* The transposing kernels' dynamic walk (C::DYNAMIC_WALK without VT_GLOBAL): their producer
+ * warps 1-3 transpose, so the loading warp is the taker. hand_unit: position pos handed to the
+ * slot as the block's n-th unit once every reader (the transposers' 96 threads and the
+ * consumers') has read the one before; the issuing lane writes it. The CROSS consumers read unit
+ * n + 1 when they start unit n (mainloop.cuh next_with_keys), before unit n's later stages are
+ * free, so the loader hands unit n + 1 over once it has issued unit n's first loads (hand_next;
+ * after all of them it would wait on those consumers forever), and takes the position after it
+ * at once: one atomicAdd by the issuing lane, read at the next hand-off. It moves on to the unit
+ * handed over at the end of unit n (sched_next_taking). Each block makes one take per unit it
+ * hands over (the first, blockIdx.x, is its own) and a last that returns n_units or more, so the
+ * counter ends at n_units exactly (epilogue.cuh hold_counter_row counts on it). */
+__device__ __forceinline__ int hand_unit(const wgmma_params &p, uint32_t slot, int n, int pos,
+                                         bool issue)
+{
+    const int u = pos < p.n_units ? dynamic_unit(p, pos) : p.n_units;
+    mbar_wait(slot_empty(slot), ((uint32_t)n & 1) ^ 1);
+    if (issue) {
+        st_shared_u32(slot_unit(slot), (uint32_t)u);
+        mbar_arrive(slot_full(slot));
+    }
+    return u;
+}
+struct wg_taking {
+    int ticket; /* the issuing lane's last take (atomicAdd's old value) */
+    int next;   /* the unit handed over after s.u */
+};
+template <class C>
+__device__ __forceinline__ bool loader_takes(const wgmma_params &p)
+{
+    return !C::VT_GLOBAL && dynamic_walk<C>(p);
+}
+template <class C>
+__device__ __forceinline__ wg_sched sched_begin_taking(const wgmma_params &p, uint32_t slot,
+                                                       bool issue, wg_taking &tk)
+{
+    if (!loader_takes<C>(p)) return sched_begin<C>(p, slot);
+    wg_sched s;
+    s.k = 0;
+    s.n = 0;
+    s.u = hand_unit(p, slot, 0, (int)blockIdx.x, issue);
+    tk.ticket = issue ? atomicAdd(p.tile_counter, 1) : 0; /* the position after it, taken now */
+    tk.next = p.n_units;
+    return s;
+}
+/* The unit after s.u handed over (once per unit s.u < n_units) */
+template <class C>
+__device__ __forceinline__ void hand_next(const wgmma_params &p, uint32_t slot,
+                                          const wg_sched &s, bool issue, wg_taking &tk)
+{
+    if (!loader_takes<C>(p)) return;
+    const int t =
+        __shfl_sync(0xffffffffu, tk.ticket, __ffs(__ballot_sync(0xffffffffu, issue)) - 1);
+    const int64_t next = (int64_t)t + gridDim.x;
+    const int pos = next < p.n_units ? (int)next : p.n_units;
+    tk.next = hand_unit(p, slot, s.n + 1, pos, issue);
+    if (pos < p.n_units) tk.ticket = issue ? atomicAdd(p.tile_counter, 1) : 0;
+}
+template <class C>
+__device__ __forceinline__ void sched_next_taking(const wgmma_params &p, uint32_t slot,
+                                                  wg_sched &s, const wg_taking &tk)
+{
+    if (!loader_takes<C>(p)) {
+        sched_next<C>(p, slot, s);
+        return;
+    }
+    s.n++;
+    s.u = tk.next;
 }
 
 #endif

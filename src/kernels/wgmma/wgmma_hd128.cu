@@ -36,9 +36,14 @@
                                * +0.3-0.5 % at 2k (docs/PERF.md w40; w21 had the staging path
                                * without stmatrix slower) */
 #endif
+#ifndef WGMMA_HD128_DYNAMIC
+#define WGMMA_HD128_DYNAMIC 1 /* the dynamic walk on causal problems of two waves or more, its
+                               * counter in O (config.cuh DYNAMIC_WALK): H200 +0.5 % at 16k,
+                               * +1-2.5 % at 2k-8k (docs/PERF.md w117) */
+#endif
 typedef wg_config<128, WGMMA_HD128_BN, WGMMA_HD128_STAGES, WGMMA_HD128_CONSUMERS, WGMMA_HD128_PREGS,
                   WGMMA_HD128_LOADER, false, WGMMA_HD128_EPI_TMA, true, WGMMA_HD128_TBATCH,
-                  WGMMA_HD128_TSPEC>
+                  WGMMA_HD128_TSPEC, WGMMA_HD128_DYNAMIC>
     wg_cfg_hd128;
 /* the _vt kernel (V^T from the workspace): no transposer, so its own tile and ring may differ */
 #ifndef WGMMA_HD128_VT_BN

@@ -23,8 +23,12 @@
                                    * (8,32,2048,64) causal, +0.4 % at (4,32,3000,64) causal
                                    * (docs/PERF.md w41) */
 #endif
+#ifndef WGMMA_HD64_N160_DYNAMIC
+#define WGMMA_HD64_N160_DYNAMIC 1 /* the dynamic walk, its counter in O (config.cuh DYNAMIC_WALK):
+                                   * H200 +3.5 % at (8,32,2048,64) causal (docs/PERF.md w117) */
+#endif
 typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, false, WGMMA_HD64_N160_EPI_TMA, false,
-                  WGMMA_HD64_N160_TBATCH>
+                  WGMMA_HD64_N160_TBATCH, 1, WGMMA_HD64_N160_DYNAMIC>
     wg_cfg_hd64_n160;
 typedef wg_config<64, 160, 2, 3, WGMMA_HD64_N160_PREGS, 1, true, WGMMA_HD64_N160_EPI_TMA, false>
     wg_cfg_hd64_n160_vt;
