@@ -486,8 +486,8 @@ def test_workspace_in_cuda_graph():
 def test_dynamic_walk_counter_in_o():
     """Without a workspace, a causal problem of two waves or more on hd128's transposing kernel
     takes its tiles from a counter (the dynamic walk) kept in 4 bytes of O, zeroed by a memset
-    before the kernel and overwritten by the tile's own output last (kernel.cuh, epilogue.cuh
-    hold_counter_row; docs/PERF.md w117): two calls write the same bits, so does the package's
+    before the kernel and overwritten by the tile's own output last (kernel.cuh, scheduler.cuh
+    hand_next; docs/PERF.md w117): two calls write the same bits, so does the package's
     call with its workspace (the same kernel here, whose output does not depend on the walk),
     and a CUDA graph of the call (the memset node, then the kernel) replayed on new inputs
     equals eager calls, the counter's row included."""

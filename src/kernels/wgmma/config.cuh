@@ -163,7 +163,7 @@ struct wg_config {
      * loader (4 with w113's loader warp; not measured), and the transposing kernels with a
      * loader warp whose instance sets DYN (hd128's and hd64_n160's, docs/PERF.md w117; hd64's
      * spills 20 bytes with it). The _vt kernels count their units in the workspace, the
-     * transposing ones in 4 bytes of O (wgmma_params counter_in_o). Their unit slot:
+     * transposing ones in 4 bytes of O (kernel.cuh, scheduler.cuh hand_next). Their unit slot:
      * the barriers u_full, u_empty and the unit, 8 bytes each, after the barriers above */
     static constexpr bool DYNAMIC_WALK =
         WGMMA_DYNAMIC && D != 256 && (VT_GLOBAL || (DYN_ && LOADER_WARP));
@@ -318,12 +318,6 @@ struct wgmma_params {
     fp8attn_fastdiv_t div_split_heads;
     float *split_part;
     int32_t *split_count;
-    /* The transposing kernels' dynamic walk (C::DYNAMIC_WALK, not VT_GLOBAL): tile_counter
-     * points into O, at row counter_row (the walk's last unit's last row: the first query tile
-     * of the last head of the last batch) of head h_q - 1 in batch - 1, its first two elements,
-     * zeroed by a memset before the launch; counter_in_o 1. The warp that writes that row holds
-     * its store until the counter reads n_units (epilogue.cuh hold_counter_row). 0 elsewhere. */
-    int32_t counter_in_o, counter_row;
 };
 
 #endif

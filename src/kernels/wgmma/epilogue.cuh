@@ -191,27 +191,6 @@ __device__ __forceinline__ void write_output_staged(const wgmma_params &p, uint3
     }
 }
 
-/* The transposing kernels' dynamic walk counts its units in 4 bytes of O (config.cuh
- * counter_in_o): row p.counter_row of query head h_q - 1 in batch - 1, a row of the walk's last
- * unit. The warp whose 16 rows from row_w hold it waits, before it writes them, until the count
- * reads n_units: every block has made its last take (scheduler.cuh hand_next), and nothing reads
- * or adds to those bytes again. That warp's block took the last unit, so it has no other work
- * to hold up. Elsewhere nothing is compiled. */
-template <class C>
-__device__ __forceinline__ void hold_counter_row(const wgmma_params &p, int b, int hq, int row_w,
-                                                 int lane)
-{
-    if (!C::DYNAMIC_WALK || C::VT_GLOBAL) return;
-    if (p.counter_in_o && b == p.batch - 1 && hq == p.h_q - 1 &&
-        (unsigned)(p.counter_row - row_w) < 16u) {
-        if (lane == 0) {
-            while (ld_acquire(p.tile_counter) < p.n_units) __nanosleep(256);
-            fence_proxy_async_global(); /* the takes (generic proxy) before the TMA store */
-        }
-        __syncwarp();
-    }
-}
-
 /* O = 0 and LSE = -inf for this lane's two rows (row_g, row_g + 8; t: its lane in the quad) of a
  * query tile that sees no key (causal, seqlen_q > seqlen_k): 16-byte stores of zeros, lane t
  * the 8-column chunks t, t + 4, ... of each row. Small on purpose: it sits in the consumers'
@@ -246,7 +225,6 @@ __device__ __forceinline__ void write_output(const wgmma_params &p, uint32_t o_s
                                              int row_g, int lane, int t, bool staging_free = true)
 {
     static_assert(N % 16 == 0, "whole groups of 4 chunks per row");
-    hold_counter_row<C>(p, b, hq, row_w, lane);
     if (C::O_SMEM) {
         write_output_staged<C>(p, o_smem, o, m, l, b, hq, vds, row_w, row_g, lane, t, staging_free);
         return;

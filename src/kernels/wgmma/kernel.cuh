@@ -154,12 +154,11 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     wp.walk = FP8ATTN_WGMMA_WALK_TILES;
     wp.pairs_per_head = 0;
     const bool spread = persist && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
-    wp.counter_in_o = 0;
-    wp.counter_row = 0;
-    /* the transposing kernels' counter: 4 bytes of O (config.cuh counter_in_o), the first two
-     * elements of the walk's last unit's last row, row C::BM - 1 - q_off of query head h_q - 1 in
-     * batch - 1 (in [0, seqlen_q): two query tiles or more); a view whose row there is not 4-byte
-     * aligned keeps the tiles walk */
+    /* the transposing kernels' counter: 4 bytes of O, the first two elements of the last row of
+     * the walk's last unit (the first query tile of query head h_q - 1 in batch - 1): row
+     * C::BM - 1 - q_off, in [0, seqlen_q) with two query tiles or more (scheduler.cuh
+     * hand_next); a view whose row there is not 4-byte aligned keeps the tiles walk */
+    bool counter_in_o = false;
     uint16_t *const o_counter = (uint16_t *)p->o + (int64_t)(p->batch - 1) * p->o_stride.batch +
                                 (int64_t)(p->h_q - 1) * p->o_stride.head +
                                 (int64_t)(C::BM - 1 - wp.q_off) * p->o_stride.token;
@@ -175,8 +174,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         if (C::VT_GLOBAL) {
             wp.tile_counter = fp8attn_wgmma_tile_counter(p, vt); /* a _vt kernel: vt != NULL */
         } else {
-            wp.counter_in_o = 1;
-            wp.counter_row = C::BM - 1 - wp.q_off;
+            counter_in_o = true;
             wp.tile_counter = (int32_t *)o_counter; /* zeroed before the launch, below */
         }
     } else if (spread && WGMMA_PAIR_TILES && !C::DYNAMIC_WALK) {
@@ -228,7 +226,7 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         }
         /* the counter in O starts at 0: a 4-byte memset in stream order before the kernel, the
          * call's last step before the launch */
-        if (wp.counter_in_o) e = cudaMemsetAsync(wp.tile_counter, 0, 4, (cudaStream_t)stream);
+        if (counter_in_o) e = cudaMemsetAsync(wp.tile_counter, 0, 4, (cudaStream_t)stream);
         if (e == cudaSuccess) e = cudaLaunchKernelExC(&cfg, k->func, args);
     }
 #if WGMMA_TRACE

@@ -354,7 +354,6 @@ __device__ __forceinline__ bool next_with_keys(const wgmma_params &p, uint32_t s
         t = unit_tile<C>(p, s.u, s.k);
         sched_next<C>(p, slot, s);
         if (t.n_kt > 0) return true;
-        hold_counter_row<C>(p, t.b, t.hq, t.q0 + 64 * c + 16 * w, lane);
         write_zero_rows<C::D>(p, t.b, t.hq, t.q0 + 64 * c + 16 * w + (lane >> 2), lane & 3);
         __syncwarp(); /* see consume_cross */
     }

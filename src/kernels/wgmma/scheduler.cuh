@@ -307,7 +307,12 @@ __device__ __forceinline__ void sched_next(const wgmma_params &p, uint32_t slot,
  * at once: one atomicAdd by the issuing lane, read at the next hand-off. It moves on to the unit
  * handed over at the end of unit n (sched_next_taking). Each block makes one take per unit it
  * hands over (the first, blockIdx.x, is its own) and a last that returns n_units or more, so the
- * counter ends at n_units exactly (epilogue.cuh hold_counter_row counts on it). */
+ * counter ends at n_units exactly. It lies in O, in the last row of the walk's last position
+ * (kernel.cuh), so the block that takes that position makes its own last take at once, waits
+ * until the counter reads n_units (every block has made its last: nothing reads or adds to those
+ * bytes again) and only then hands the unit over, whose output overwrites the counter. Other
+ * blocks make their last take when they hand over their own last unit, which does not wait on
+ * this one; the waiting block's own unit is a single key tile (the walk's shortest). */
 __device__ __forceinline__ int hand_unit(const wgmma_params &p, uint32_t slot, int n, int pos,
                                          bool issue)
 {
@@ -351,6 +356,14 @@ __device__ __forceinline__ void hand_next(const wgmma_params &p, uint32_t slot,
         __shfl_sync(0xffffffffu, tk.ticket, __ffs(__ballot_sync(0xffffffffu, issue)) - 1);
     const int64_t next = (int64_t)t + gridDim.x;
     const int pos = next < p.n_units ? (int)next : p.n_units;
+    if (pos == p.n_units - 1) { /* the unit whose rows hold the counter (above) */
+        tk.ticket = issue ? atomicAdd(p.tile_counter, 1) : 0; /* this block's last take */
+        while (__shfl_sync(0xffffffffu, ld_acquire(p.tile_counter), 0) < p.n_units)
+            __nanosleep(256);
+        fence_proxy_async_global(); /* the takes (generic proxy) before the unit's TMA stores */
+        tk.next = hand_unit(p, slot, s.n + 1, pos, issue);
+        return;
+    }
     tk.next = hand_unit(p, slot, s.n + 1, pos, issue);
     if (pos < p.n_units) tk.ticket = issue ? atomicAdd(p.tile_counter, 1) : 0;
 }
