@@ -40,7 +40,8 @@
  *
  * Error handling: every call returns an fp8attn_status_t; fp8attn_last_error() gives the
  * message of the calling thread's last failure, naming the field, its value and what is allowed.
- * On failure nothing is written to O or LSE.
+ * On failure nothing is written to O or LSE (one exception: fp8attn_forward below, when the CUDA
+ * launch itself fails after its counter's memset).
  */
 #ifndef FP8ATTN_H
 #define FP8ATTN_H
@@ -164,7 +165,12 @@ fp8attn_status_t fp8attn_forward_cpu(const fp8attn_params_t *p);
  * current device. Asynchronous; allocates nothing. Uses no workspace: on Hopper,
  * fp8attn_forward_ws (below) with one is faster. On Hopper a causal problem of two waves of
  * query tiles or more may count its tiles in 4 bytes of O (a 4-byte memset on `stream` before
- * the kernel, in a CUDA graph a memset node), which the kernel then overwrites with the output. */
+ * the kernel, in a CUDA graph a memset node), which the kernel then overwrites with the output;
+ * a CUDA launch error (FP8ATTN_ERR_CUDA) after that memset leaves those 4 bytes zeroed. The
+ * kernel's blocks then take their tiles from that count, and the block with the last tile waits
+ * until every block of the grid has taken its last: the kernel needs a second SM to finish
+ * (docs/PERF.md w117). The same holds for fp8attn_forward_variant and for fp8attn_forward_ws
+ * where its kernel reads no V^T from the workspace. */
 fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t stream);
 
 /* ---- kernel variants (registry) ---- */

@@ -486,11 +486,12 @@ def test_workspace_in_cuda_graph():
 def test_dynamic_walk_counter_in_o():
     """Without a workspace, a causal problem of two waves or more on hd128's transposing kernel
     takes its tiles from a counter (the dynamic walk) kept in 4 bytes of O, zeroed by a memset
-    before the kernel and overwritten by the tile's own output last (kernel.cuh, scheduler.cuh
-    hand_next; docs/PERF.md w117): two calls write the same bits, so does the package's
-    call with its workspace (the same kernel here, whose output does not depend on the walk),
-    and a CUDA graph of the call (the memset node, then the kernel) replayed on new inputs
-    equals eager calls, the counter's row included."""
+    before the kernel and overwritten by its tile's output last (kernel.cuh, scheduler.cuh
+    hand_next; docs/PERF.md w117). A tile's output does not depend on the walk, so: two calls
+    write the same bits; the same problem with its batches rolled by one, whose counter lies in
+    another tile's rows, gives every tile the same bits (a count left in O would differ); so does
+    the package's call (no workspace at this shape either); and a CUDA graph of the call (the
+    memset node, then the kernel) replayed on new inputs equals eager calls."""
     import ctypes
     import fp8attn._lib as L
     if not _hopper():
@@ -502,9 +503,12 @@ def test_dynamic_walk_counter_in_o():
     if _ws_kernels(p)[0] != "fp8attn_wgmma_hd128":
         pytest.skip("another kernel on this GPU: " + _ws_kernels(p)[0])
 
-    def call():
+    def forward(params):
         stream = torch.cuda.current_stream(DEV).cuda_stream
-        L.check(L.lib().fp8attn_forward(ctypes.byref(p), stream), "fp8attn_forward")
+        L.check(L.lib().fp8attn_forward(ctypes.byref(params), stream), "fp8attn_forward")
+
+    def call():
+        forward(p)
 
     call()
     first = o.clone()
@@ -513,10 +517,17 @@ def test_dynamic_walk_counter_in_o():
     torch.cuda.synchronize()
     assert not torch.isnan(first).any(), "an element of O was not written"
     assert torch.equal(o, first), "two calls differ"
+    # q, k, v (B, S, H, D; rolled as bytes: float8 has no roll kernel everywhere); descales (B, H)
+    rolled = [t.view(torch.uint8).roll(1, dims=0).view(t.dtype) for t in static[:3]] + \
+        [t.roll(1, dims=0) for t in static[3:]]
+    o_rolled = torch.full_like(o, float("nan"))
+    forward(_c_params(*rolled, o_rolled, True))
+    torch.cuda.synchronize()
+    assert torch.equal(o_rolled.roll(-1, dims=0), first), "the rolled batches differ"
     q, k, v, dq, dk, dv = static
     pkg = fp8attn.attention(q, k, v, causal=True, q_descale=dq, k_descale=dk, v_descale=dv)
     if _ws_kernels(p)[1] == _ws_kernels(p)[0]:
-        assert torch.equal(pkg, first), "the call with the workspace differs"
+        assert torch.equal(pkg, first), "the package's call differs"
     g, _ = _capture(call, [])
     for seed in (410, 420):
         new = _ws_problem(B, H, H, S, D, seed)

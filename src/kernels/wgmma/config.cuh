@@ -283,11 +283,13 @@ struct wgmma_params {
     float *lse;        /* NULL: not written */
     fp8attn_strides_t o_stride;
     fp8attn_descale_t q_descale, k_descale, v_descale;
-    /* walk DYNAMIC (the _vt kernels; last, so the other kernels' parameter offsets stay put):
-     * the h_q * batch heads run in L2 sections of sec_heads (the last may have fewer), a full
-     * section's units sec_units = sec_heads * n_q_tiles; their divisors (1 on the other walks);
-     * the counter of units taken after the first grid's, in the workspace (zeroed by the
-     * counters' clear, or in WGMMA_FUSED_VT=0 builds by the V^T pass) */
+    /* walk DYNAMIC (the kernels with DYNAMIC_WALK; last, so the other kernels' parameter
+     * offsets stay put): the h_q * batch heads run in L2 sections of sec_heads (the last may
+     * have fewer), a full section's units sec_units = sec_heads * n_q_tiles; their divisors (1
+     * on the other walks); the counter of units taken after the first grid's, in the workspace
+     * for the _vt kernels (zeroed by the counters' clear, or in WGMMA_FUSED_VT=0 builds by the
+     * V^T pass), in 4 bytes of O for the transposing kernels (zeroed by a memset before the
+     * launch: kernel.cuh, scheduler.cuh hand_next) */
     int32_t sec_heads, sec_units;
     fp8attn_fastdiv_t div_sec_units, div_sec_heads, div_last_heads;
     int32_t *tile_counter;

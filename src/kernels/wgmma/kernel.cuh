@@ -154,15 +154,8 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
     wp.walk = FP8ATTN_WGMMA_WALK_TILES;
     wp.pairs_per_head = 0;
     const bool spread = persist && p->causal && wp.n_q_tiles > 1 && tiles >= 2 * slots;
-    /* the transposing kernels' counter: 4 bytes of O, the first two elements of the last row of
-     * the walk's last unit (the first query tile of query head h_q - 1 in batch - 1): row
-     * C::BM - 1 - q_off, in [0, seqlen_q) with two query tiles or more (scheduler.cuh
-     * hand_next); a view whose row there is not 4-byte aligned keeps the tiles walk */
-    bool counter_in_o = false;
-    uint16_t *const o_counter = (uint16_t *)p->o + (int64_t)(p->batch - 1) * p->o_stride.batch +
-                                (int64_t)(p->h_q - 1) * p->o_stride.head +
-                                (int64_t)(C::BM - 1 - wp.q_off) * p->o_stride.token;
-    if (spread && C::DYNAMIC_WALK && (C::VT_GLOBAL || ((uintptr_t)o_counter & 3) == 0)) {
+    bool counter_in_o = false; /* the transposing kernels' counter (below) */
+    if (spread && C::DYNAMIC_WALK) {
         wp.walk = FP8ATTN_WGMMA_WALK_DYNAMIC;
         wp.sec_heads = fp8attn_wgmma_section_heads(heads, wp.heads_per_kv,
                                                    2 * p->head_dim * fp8attn_wgmma_vt_skp(p));
@@ -174,10 +167,17 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
         if (C::VT_GLOBAL) {
             wp.tile_counter = fp8attn_wgmma_tile_counter(p, vt); /* a _vt kernel: vt != NULL */
         } else {
+            /* 4 bytes of O, the first two elements of the last row of the walk's last position
+             * (the first query tile of query head h_q - 1 in batch - 1): row C::BM - 1 - q_off,
+             * in [0, seqlen_q) with two query tiles or more (scheduler.cuh hand_next); 4-byte
+             * aligned, as fp8attn_validate makes O's rows 16-byte aligned */
             counter_in_o = true;
-            wp.tile_counter = (int32_t *)o_counter; /* zeroed before the launch, below */
+            wp.tile_counter = (int32_t *)((uint16_t *)p->o +
+                                          (int64_t)(p->batch - 1) * p->o_stride.batch +
+                                          (int64_t)(p->h_q - 1) * p->o_stride.head +
+                                          (int64_t)(C::BM - 1 - wp.q_off) * p->o_stride.token);
         }
-    } else if (spread && WGMMA_PAIR_TILES && !C::DYNAMIC_WALK) {
+    } else if (spread && WGMMA_PAIR_TILES) {
         wp.walk = fp8attn_wgmma_causal_walk(wp.n_q_tiles, C::BM, C::BN, wp.q_off, p->seqlen_q,
                                             p->seqlen_k, heads, (int)slots, &wp.pairs_per_head);
     }
@@ -225,9 +225,13 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
             cfg.numAttrs = 1;
         }
         /* the counter in O starts at 0: a 4-byte memset in stream order before the kernel, the
-         * call's last step before the launch */
-        if (counter_in_o) e = cudaMemsetAsync(wp.tile_counter, 0, 4, (cudaStream_t)stream);
-        if (e == cudaSuccess) e = cudaLaunchKernelExC(&cfg, k->func, args);
+         * call's last step before the launch (include/fp8attn.h: a launch that fails after it
+         * leaves those 4 bytes of O zeroed) */
+        if (counter_in_o && (e = cudaMemsetAsync(wp.tile_counter, 0, 4,
+                                                 (cudaStream_t)stream)) != cudaSuccess)
+            return fp8attn_fail(FP8ATTN_ERR_CUDA, "wgmma: zeroing %s's tile counter in O: %s",
+                                k->symbol, cudaGetErrorString(e));
+        e = cudaLaunchKernelExC(&cfg, k->func, args);
     }
 #if WGMMA_TRACE
     if (e == cudaSuccess) {

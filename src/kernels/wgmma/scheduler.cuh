@@ -197,19 +197,23 @@ __device__ __forceinline__ wg_tile unit_tile(const wgmma_params &p, int u, int k
  * skip nothing (a tile with no key to visit, n_kt == 0, is passed to both):
  *   for (wg_sched s = sched_begin<C>(p, slot); s.u < p.n_units; sched_next<C>(p, slot, s)) {
  *       unit_tile<C>(p, s.u, s.k) ... }
+ * (the loading warp: sched_begin_taking, hand_next and sched_next_taking, below)
  * slot is the shared-memory address of the dynamic walk's unit slot (C::OFF_SCHED; unused on
  * the static walks).
  *
  * The static walks: block i takes units i, i + gridDim.x, ... The dynamic walk (FA3's dynamic
  * persistent scheduler, in our words): block i takes position i of the walk's order first, then
  * the next position of a counter in global memory (atomicAdd, plus gridDim.x). One thread of the
- * producer warpgroup, the taker (take_units), does the taking and hands each unit, as the tiles
- * walk's index of its tile (dynamic_unit), through a one-unit slot in shared memory to the
- * loading warp's 32 lanes and the consumer threads: u_full says the slot is written (the taker's
- * one arrive, whose release orders the store), u_empty that every reader has read it (one arrive
- * per reader thread). The taker takes the block's unit n + 1 once the consumers have read
- * unit n, i.e. when they start it: the block holds one unit ahead, which its loader starts
- * loading while the consumers run unit n. The last unit handed over is n_units: the walk's end.
+ * producer warpgroup, the taker, does the taking and hands each unit, as the tiles walk's index
+ * of its tile (dynamic_unit), through a one-unit slot in shared memory to its readers: u_full
+ * says the slot is written (the taker's one arrive, whose release orders the store), u_empty
+ * that every reader has read it (one arrive per reader thread). In the _vt kernels the taker is
+ * warp 1's first thread (take_units), the readers the loading warp's 32 lanes and the consumer
+ * threads, and the counter lies in the workspace; it takes the block's unit n + 1 once the
+ * consumers have read unit n, i.e. when they start it: the block holds one unit ahead, which its
+ * loader starts loading while the consumers run unit n. In the transposing kernels that have the
+ * walk the loading warp is the taker and the counter lies in O (hand_next below). The last unit
+ * handed over is n_units: the walk's end.
  * Under a causal mask a tile's cost varies with its index, and blocks that took a long tile take
  * the next ones later, so the end evens out without a plan; the order, L2 sections of heads
  * (dynamic_unit), keeps the K and V^T the running blocks read together within L2
@@ -225,10 +229,10 @@ __device__ __forceinline__ uint32_t slot_full(uint32_t slot) { return slot; }
 __device__ __forceinline__ uint32_t slot_empty(uint32_t slot) { return slot + 8; }
 __device__ __forceinline__ uint32_t slot_unit(uint32_t slot) { return slot + 16; }
 
-/* One arrival on u_full per phase (the taker's); on u_empty one per reader thread (the loading
- * warp's 32 lanes and every consumer thread, each after its own read: its arrive's release
- * orders that read before the taker's next store, which a warp's one arrive after __syncwarp
- * does not do for racecheck). */
+/* One arrival on u_full per phase (the taker's); on u_empty one per reader thread (every consumer
+ * thread, and the _vt kernels' loading warp's 32 lanes or the transposing kernels' 96 transposer
+ * threads, each after its own read: its arrive's release orders that read before the taker's
+ * next store, which a warp's one arrive after __syncwarp does not do for racecheck). */
 template <class C>
 __device__ __forceinline__ void init_sched_slot(uint32_t slot)
 {
@@ -306,13 +310,16 @@ __device__ __forceinline__ void sched_next(const wgmma_params &p, uint32_t slot,
  * after all of them it would wait on those consumers forever), and takes the position after it
  * at once: one atomicAdd by the issuing lane, read at the next hand-off. It moves on to the unit
  * handed over at the end of unit n (sched_next_taking). Each block makes one take per unit it
- * hands over (the first, blockIdx.x, is its own) and a last that returns n_units or more, so the
- * counter ends at n_units exactly. It lies in O, in the last row of the walk's last position
- * (kernel.cuh), so the block that takes that position makes its own last take at once, waits
- * until the counter reads n_units (every block has made its last: nothing reads or adds to those
- * bytes again) and only then hands the unit over, whose output overwrites the counter. Other
- * blocks make their last take when they hand over their own last unit, which does not wait on
- * this one; the waiting block's own unit is a single key tile (the walk's shortest). */
+ * hands over (the first, blockIdx.x, is its own) and a last whose position (old value plus
+ * gridDim.x) is n_units or more, so the counter ends at n_units exactly. It lies in O, in the
+ * last row of the walk's last position (kernel.cuh), so the block that takes that position makes
+ * its own last take at once, waits until the counter reads n_units (every block has made its
+ * last: nothing reads or adds to those bytes again) and only then hands the unit over, whose
+ * output overwrites the counter. Other blocks make their last take when they hand over their own
+ * last unit, which does not wait on this one. The wait stalls the block's current unit (its
+ * later loads, and the CROSS consumers, who read the next unit when they start it); it ends once
+ * every block of the grid has run far enough to take, so it needs a second SM for the blocks
+ * not yet resident (docs/PERF.md w117). */
 __device__ __forceinline__ int hand_unit(const wgmma_params &p, uint32_t slot, int n, int pos,
                                          bool issue)
 {
@@ -324,15 +331,22 @@ __device__ __forceinline__ int hand_unit(const wgmma_params &p, uint32_t slot, i
     }
     return u;
 }
+
+/* The loading warp's state as the taker. */
 struct wg_taking {
     int ticket; /* the issuing lane's last take (atomicAdd's old value) */
     int next;   /* the unit handed over after s.u */
 };
+
+/* Whether the loading warp takes the units: a transposing kernel on the dynamic walk. */
 template <class C>
 __device__ __forceinline__ bool loader_takes(const wgmma_params &p)
 {
     return !C::VT_GLOBAL && dynamic_walk<C>(p);
 }
+
+/* The loading warp's sched_begin: as a taker, it hands its first unit (position blockIdx.x) to
+ * the slot and takes the next position. */
 template <class C>
 __device__ __forceinline__ wg_sched sched_begin_taking(const wgmma_params &p, uint32_t slot,
                                                        bool issue, wg_taking &tk)
@@ -346,7 +360,8 @@ __device__ __forceinline__ wg_sched sched_begin_taking(const wgmma_params &p, ui
     tk.next = p.n_units;
     return s;
 }
-/* The unit after s.u handed over (once per unit s.u < n_units) */
+
+/* The unit after s.u handed over (once per unit s.u < n_units). */
 template <class C>
 __device__ __forceinline__ void hand_next(const wgmma_params &p, uint32_t slot,
                                           const wg_sched &s, bool issue, wg_taking &tk)
@@ -367,6 +382,8 @@ __device__ __forceinline__ void hand_next(const wgmma_params &p, uint32_t slot,
     tk.next = hand_unit(p, slot, s.n + 1, pos, issue);
     if (pos < p.n_units) tk.ticket = issue ? atomicAdd(p.tile_counter, 1) : 0;
 }
+
+/* The loading warp's sched_next: as a taker, on to the unit hand_next handed over. */
 template <class C>
 __device__ __forceinline__ void sched_next_taking(const wgmma_params &p, uint32_t slot,
                                                   wg_sched &s, const wg_taking &tk)

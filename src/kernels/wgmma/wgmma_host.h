@@ -41,9 +41,10 @@ enum {
     FP8ATTN_WGMMA_WALK_TILES = 0,
     FP8ATTN_WGMMA_WALK_PAIRS = 1,
     FP8ATTN_WGMMA_WALK_SNAKE = 2,
-    FP8ATTN_WGMMA_WALK_DYNAMIC = 3 /* the _vt kernels' causal problems of two waves or more: one
-                                    * tile per unit, in L2 sections of heads, each longest first
-                                    * across its heads; blocks take units from a counter */
+    FP8ATTN_WGMMA_WALK_DYNAMIC = 3 /* causal problems of two waves or more on the kernels with
+                                    * the walk (config.cuh DYNAMIC_WALK): one tile per unit, in
+                                    * L2 sections of heads, each longest first across its heads;
+                                    * blocks take units from a counter */
 };
 
 /* The dynamic walk's heads per L2 section: as many kv heads as keep their K and V^T
