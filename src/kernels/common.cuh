@@ -17,7 +17,8 @@ __device__ __forceinline__ float load_descale(const fp8attn_descale_t &d, int b,
     return d.ptr[(int64_t)b * d.batch_stride + (int64_t)h * d.head_stride];
 }
 
-__device__ __forceinline__ int64_t row_offset(const fp8attn_strides_t &s, int b, int h, int64_t t)
+__host__ __device__ __forceinline__ int64_t row_offset(const fp8attn_strides_t &s, int b, int h,
+                                                      int64_t t)
 {
     return (int64_t)b * s.batch + (int64_t)h * s.head + t * s.token;
 }

@@ -172,10 +172,9 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
              * in [0, seqlen_q) with two query tiles or more (scheduler.cuh hand_next); 4-byte
              * aligned, as fp8attn_validate makes O's rows 16-byte aligned */
             counter_in_o = true;
-            wp.tile_counter = (int32_t *)((uint16_t *)p->o +
-                                          (int64_t)(p->batch - 1) * p->o_stride.batch +
-                                          (int64_t)(p->h_q - 1) * p->o_stride.head +
-                                          (int64_t)(C::BM - 1 - wp.q_off) * p->o_stride.token);
+            wp.tile_counter = (int32_t *)((uint16_t *)p->o + row_offset(p->o_stride, p->batch - 1,
+                                                                        p->h_q - 1,
+                                                                        C::BM - 1 - wp.q_off));
         }
     } else if (spread && WGMMA_PAIR_TILES) {
         wp.walk = fp8attn_wgmma_causal_walk(wp.n_q_tiles, C::BM, C::BN, wp.q_off, p->seqlen_q,

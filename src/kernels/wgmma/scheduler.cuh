@@ -224,6 +224,14 @@ struct wg_sched {
     int n;    /* dynamic walk: units the block has read before u (the slot's phase) */
 };
 
+/* The unit or position gridDim.x past v (a static step, or a take: the counter's old value),
+ * n_units where that is past the walk's end (gridDim.x may be n_units, up to 2^31 - 1). */
+__device__ __forceinline__ int step_past_grid(const wgmma_params &p, int v)
+{
+    const int64_t next = (int64_t)v + gridDim.x;
+    return next < p.n_units ? (int)next : p.n_units;
+}
+
 /* The dynamic walk's slot: u_full, u_empty, the unit, 8 bytes apart. */
 __device__ __forceinline__ uint32_t slot_full(uint32_t slot) { return slot; }
 __device__ __forceinline__ uint32_t slot_empty(uint32_t slot) { return slot + 8; }
@@ -259,7 +267,8 @@ __device__ __forceinline__ void take_units(const wgmma_params &p, uint32_t slot)
     int u = blockIdx.x; /* < n_units: the grid is at most n_units */
     for (uint32_t n = 0;; n++) {
         mbar_wait(slot_empty(slot), (n & 1) ^ 1); /* unit n - 1 read by all */
-        if (n > 0) { /* the next position, now that the consumers have started unit n - 1 */
+        if (n > 0) { /* the next position, now that the consumers have started unit n - 1
+                      * (step_past_grid written out: through it the _vt kernels' SASS changes) */
             const int64_t next = (int64_t)atomicAdd(p.tile_counter, 1) + gridDim.x;
             u = next < p.n_units ? (int)next : p.n_units;
         }
@@ -297,8 +306,7 @@ __device__ __forceinline__ void sched_next(const wgmma_params &p, uint32_t slot,
         s.u = read_unit(slot, ++s.n);
         return;
     }
-    const int64_t next = (int64_t)s.u + gridDim.x; /* gridDim.x may be n_units, up to 2^31 - 1 */
-    s.u = next < p.n_units ? (int)next : p.n_units;
+    s.u = step_past_grid(p, s.u);
 }
 
 /* The transposing kernels' dynamic walk (C::DYNAMIC_WALK without VT_GLOBAL): their producer
@@ -369,8 +377,7 @@ __device__ __forceinline__ void hand_next(const wgmma_params &p, uint32_t slot,
     if (!loader_takes<C>(p)) return;
     const int t =
         __shfl_sync(0xffffffffu, tk.ticket, __ffs(__ballot_sync(0xffffffffu, issue)) - 1);
-    const int64_t next = (int64_t)t + gridDim.x;
-    const int pos = next < p.n_units ? (int)next : p.n_units;
+    const int pos = step_past_grid(p, t);
     if (pos == p.n_units - 1) { /* the unit whose rows hold the counter (above) */
         tk.ticket = issue ? atomicAdd(p.tile_counter, 1) : 0; /* this block's last take */
         while (__shfl_sync(0xffffffffu, ld_acquire(p.tile_counter), 0) < p.n_units)
