@@ -543,6 +543,69 @@ def test_dynamic_walk_counter_in_o():
         assert torch.equal(got, o), "the graph's replay differs from an eager call"
 
 
+@cuda_only
+def test_dynamic_walk_in_an_sm_partition():
+    """The dynamic walk's block with the last tile waits until every block of the grid has taken
+    its last, so the kernel is launched cooperatively (every block resident at once); where the
+    device cannot hold the grid at once, the launch is refused and the call falls back to the
+    tiles walk (kernel.cuh). Here in a green context of a few SMs (fewer than the grid, sized
+    from the whole device's SM count): the call finishes (its stream polled for at most 120 s)
+    and writes the same bits as on the whole device."""
+    import ctypes
+    import time
+    import fp8attn._lib as L
+    if not _hopper():
+        pytest.skip("the wgmma kernels run on sm_90")
+    gcm = getattr(torch.cuda, "green_contexts", None)
+    if gcm is None or not hasattr(gcm, "GreenContext"):
+        pytest.skip("this PyTorch has no torch.cuda.green_contexts")
+    B, H, S, D = 8, 16, 2048, 128
+    static = list(_ws_problem(B, H, H, S, D, 430))
+    o = torch.full((B, S, H, D), float("nan"), dtype=torch.bfloat16, device=DEV)
+    p = _c_params(*static, o, True)
+    if _ws_kernels(p)[0] != "fp8attn_wgmma_hd128":
+        pytest.skip("another kernel on this GPU: " + _ws_kernels(p)[0])
+    L.check(L.lib().fp8attn_forward(ctypes.byref(p), torch.cuda.current_stream(DEV).cuda_stream),
+            "fp8attn_forward")
+    torch.cuda.synchronize()
+    whole = o.clone()
+    assert not torch.isnan(whole).any(), "an element of O was not written"
+    o.fill_(float("nan"))
+    torch.cuda.synchronize()
+    dev = DEV.index if DEV.index is not None else torch.cuda.current_device()
+    ctx, why = None, ""
+    for n in (8, 16):
+        try:
+            try:
+                ctx = gcm.GreenContext.create(num_sms=n, device_id=dev)
+            except TypeError:
+                ctx = gcm.GreenContext.create(n, dev)
+            break
+        except Exception as e:  # the driver's SM granularity, or no green contexts here
+            why = "%s" % e
+    if ctx is None:
+        pytest.skip("no green context of 8 or 16 SMs: " + why)
+    pushed = not hasattr(ctx, "Stream")
+    if pushed:
+        ctx.set_context()
+        stream = torch.cuda.Stream(DEV)
+    else:
+        stream = ctx.Stream()
+    try:
+        L.check(L.lib().fp8attn_forward(ctypes.byref(p), stream.cuda_stream), "fp8attn_forward")
+        done = torch.cuda.Event()
+        done.record(stream)
+        t0 = time.time()
+        while not done.query():
+            assert time.time() - t0 < 120, "the call in a partition of the SMs did not finish"
+            time.sleep(0.01)
+    finally:
+        if pushed:
+            ctx.pop_context()
+    torch.cuda.synchronize()
+    assert torch.equal(o, whole), "the call in a partition of the SMs differs from the whole device's"
+
+
 def _ws_error_problem():
     """WS_CASES[0] with O filled with 7.0, its C params and its workspace size on this GPU."""
     B, Hq, Hkv, S, D, causal = WS_CASES[0]
