@@ -168,12 +168,10 @@ fp8attn_status_t fp8attn_forward_cpu(const fp8attn_params_t *p);
  * the kernel, in a CUDA graph a memset node), which the kernel then overwrites with the output;
  * a CUDA launch error (FP8ATTN_ERR_CUDA) after that memset leaves those 4 bytes zeroed. The
  * kernel's blocks then take their tiles from that count, and the block with the last tile waits
- * until every block of the grid has taken its last, so that kernel is launched cooperatively
- * (every block resident at once); where the device (an MPS or green-context partition of its
- * SMs) cannot hold the grid, that launch is refused and the call runs the same kernel on a
- * fixed order of tiles instead (docs/PERF.md w117, w119). The same holds for
- * fp8attn_forward_variant and for fp8attn_forward_ws where its kernel reads no V^T from the
- * workspace. */
+ * until every block of the grid has taken its last: the kernel needs a second SM to finish
+ * (docs/PERF.md w117; it finishes in a green context of 8 SMs, eager and in a CUDA graph, w119).
+ * The same holds for fp8attn_forward_variant and for fp8attn_forward_ws where its kernel reads
+ * no V^T from the workspace. */
 fp8attn_status_t fp8attn_forward(const fp8attn_params_t *p, fp8attn_stream_t stream);
 
 /* ---- kernel variants (registry) ---- */

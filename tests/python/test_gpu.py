@@ -546,11 +546,11 @@ def test_dynamic_walk_counter_in_o():
 @cuda_only
 def test_dynamic_walk_in_an_sm_partition():
     """The dynamic walk's block with the last tile waits until every block of the grid has taken
-    its last, so the kernel is launched cooperatively (every block resident at once); where the
-    device cannot hold the grid at once, the launch is refused and the call falls back to the
-    tiles walk (kernel.cuh). Here in a green context of a few SMs (fewer than the grid, sized
-    from the whole device's SM count): the call finishes (its stream polled for at most 120 s)
-    and writes the same bits as on the whole device."""
+    its last (scheduler.cuh hand_next), so blocks that are not resident yet must get an SM: in a
+    green context of a few SMs, far fewer than the grid (sized from the whole device's SM
+    count), the call finishes, eager and as a CUDA graph captured and replayed on the
+    partition's stream (each polled for at most 60 s), and writes the whole device's bits
+    (docs/PERF.md w119: a cooperative launch made that graph's replay hang)."""
     import ctypes
     import time
     import fp8attn._lib as L
@@ -565,13 +565,14 @@ def test_dynamic_walk_in_an_sm_partition():
     p = _c_params(*static, o, True)
     if _ws_kernels(p)[0] != "fp8attn_wgmma_hd128":
         pytest.skip("another kernel on this GPU: " + _ws_kernels(p)[0])
-    L.check(L.lib().fp8attn_forward(ctypes.byref(p), torch.cuda.current_stream(DEV).cuda_stream),
-            "fp8attn_forward")
+
+    def forward(stream):
+        L.check(L.lib().fp8attn_forward(ctypes.byref(p), stream), "fp8attn_forward")
+
+    forward(torch.cuda.current_stream(DEV).cuda_stream)
     torch.cuda.synchronize()
     whole = o.clone()
     assert not torch.isnan(whole).any(), "an element of O was not written"
-    o.fill_(float("nan"))
-    torch.cuda.synchronize()
     dev = DEV.index if DEV.index is not None else torch.cuda.current_device()
     ctx, why = None, ""
     for n in (8, 16):
@@ -591,19 +592,33 @@ def test_dynamic_walk_in_an_sm_partition():
         stream = torch.cuda.Stream(DEV)
     else:
         stream = ctx.Stream()
-    try:
-        L.check(L.lib().fp8attn_forward(ctypes.byref(p), stream.cuda_stream), "fp8attn_forward")
+
+    def finished(what):
         done = torch.cuda.Event()
         done.record(stream)
         t0 = time.time()
         while not done.query():
-            assert time.time() - t0 < 120, "the call in a partition of the SMs did not finish"
+            assert time.time() - t0 < 60, what + " in a partition of the SMs did not finish"
             time.sleep(0.01)
+
+    try:
+        o.fill_(float("nan"))
+        torch.cuda.synchronize()
+        forward(stream.cuda_stream)
+        finished("the call")
+        assert torch.equal(o, whole), "the call in a partition of the SMs differs"
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, stream=stream):
+            forward(stream.cuda_stream)
+        o.fill_(float("nan"))
+        torch.cuda.synchronize()
+        with torch.cuda.stream(stream):
+            g.replay()
+        finished("the graph's replay")
+        assert torch.equal(o, whole), "the graph's replay in a partition of the SMs differs"
     finally:
         if pushed:
             ctx.pop_context()
-    torch.cuda.synchronize()
-    assert torch.equal(o, whole), "the call in a partition of the SMs differs from the whole device's"
 
 
 def _ws_error_problem():

@@ -222,36 +222,17 @@ static fp8attn_status_t wgmma_launch(const fp8attn_kernel_entry_t *k, const fp8a
             attr[0].val.programmaticStreamSerializationAllowed = 1;
             cfg.attrs = attr;
             cfg.numAttrs = 1;
-        } else if (counter_in_o) {
-            /* a cooperative launch: every block resident at once, which the block with the
-             * walk's last position, waiting for every block's last take (scheduler.cuh
-             * hand_next), needs; where the device (an MPS or green-context partition) cannot
-             * hold the grid, the launch is refused and the call takes the tiles walk below */
-            attr[0].id = cudaLaunchAttributeCooperative;
-            attr[0].val.cooperative = 1;
-            cfg.attrs = attr;
-            cfg.numAttrs = 1;
         }
         /* the counter in O starts at 0: a 4-byte memset in stream order before the kernel, the
          * call's last step before the launch (include/fp8attn.h: a launch that fails after it
-         * leaves those 4 bytes of O zeroed) */
+         * leaves those 4 bytes of O zeroed). Not a cooperative launch: one captured in a CUDA
+         * graph on a green-context partition of 8 SMs never finished its replay, where this
+         * launch does (docs/PERF.md w119) */
         if (counter_in_o && (e = cudaMemsetAsync(wp.tile_counter, 0, 4,
                                                  (cudaStream_t)stream)) != cudaSuccess)
             return fp8attn_fail(FP8ATTN_ERR_CUDA, "wgmma: zeroing %s's tile counter in O: %s",
                                 k->symbol, cudaGetErrorString(e));
         e = cudaLaunchKernelExC(&cfg, k->func, args);
-        if (counter_in_o && (e == cudaErrorCooperativeLaunchTooLarge ||
-                             e == cudaErrorNotSupported)) {
-            /* refused before it ran (not a sticky error: cleared here): the same kernel on the
-             * tiles walk, which waits for no other block and writes every element of O, the
-             * zeroed counter's 4 bytes too */
-            (void)cudaGetLastError();
-            wp.walk = FP8ATTN_WGMMA_WALK_TILES;
-            wp.tile_counter = NULL;
-            cfg.attrs = NULL;
-            cfg.numAttrs = 0;
-            e = cudaLaunchKernelExC(&cfg, k->func, args);
-        }
     }
 #if WGMMA_TRACE
     if (e == cudaSuccess) {

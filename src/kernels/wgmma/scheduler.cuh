@@ -326,8 +326,8 @@ __device__ __forceinline__ void sched_next(const wgmma_params &p, uint32_t slot,
  * output overwrites the counter. Other blocks make their last take when they hand over their own
  * last unit, which does not wait on this one. The wait stalls the block's current unit (its
  * later loads, and the CROSS consumers, who read the next unit when they start it); it ends once
- * every block of the grid has run far enough to take, which the kernel's cooperative launch
- * (every block resident at once; kernel.cuh) guarantees (docs/PERF.md w117, w119). */
+ * every block of the grid has run far enough to take, so it needs a second SM for the blocks
+ * not yet resident (docs/PERF.md w117). */
 __device__ __forceinline__ int hand_unit(const wgmma_params &p, uint32_t slot, int n, int pos,
                                          bool issue)
 {
