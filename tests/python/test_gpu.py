@@ -482,6 +482,25 @@ def test_workspace_in_cuda_graph():
         assert torch.equal(out, want)
 
 
+# 2048 query tiles of 128 rows: two waves or more on any H100
+COUNTER_IN_O_SHAPE = (8, 16, 2048, 128)
+
+
+def _counter_in_o_problem(seed):
+    """COUNTER_IN_O_SHAPE causal (BSHD, per-head descales) from seed, O (BF16) filled with NaN
+    and their C params; skips where fp8attn_forward would not run hd128's transposing kernel
+    (the one whose dynamic walk counts in O)."""
+    if not _hopper():
+        pytest.skip("the wgmma kernels run on sm_90")
+    B, H, S, D = COUNTER_IN_O_SHAPE
+    static = list(_ws_problem(B, H, H, S, D, seed))
+    o = torch.full((B, S, H, D), float("nan"), dtype=torch.bfloat16, device=DEV)
+    p = _c_params(*static, o, True)
+    if _ws_kernels(p)[0] != "fp8attn_wgmma_hd128":
+        pytest.skip("another kernel on this GPU: " + _ws_kernels(p)[0])
+    return static, o, p
+
+
 @cuda_only
 def test_dynamic_walk_counter_in_o():
     """Without a workspace, a causal problem of two waves or more on hd128's transposing kernel
@@ -494,14 +513,8 @@ def test_dynamic_walk_counter_in_o():
     memset node, then the kernel) replayed on new inputs equals eager calls."""
     import ctypes
     import fp8attn._lib as L
-    if not _hopper():
-        pytest.skip("the wgmma kernels run on sm_90")
-    B, H, S, D = 8, 16, 2048, 128  # 2048 query tiles of 128 rows: two waves or more on any H100
-    static = list(_ws_problem(B, H, H, S, D, 400))
-    o = torch.full((B, S, H, D), float("nan"), dtype=torch.bfloat16, device=DEV)
-    p = _c_params(*static, o, True)
-    if _ws_kernels(p)[0] != "fp8attn_wgmma_hd128":
-        pytest.skip("another kernel on this GPU: " + _ws_kernels(p)[0])
+    B, H, S, D = COUNTER_IN_O_SHAPE
+    static, o, p = _counter_in_o_problem(400)
 
     def forward(params):
         stream = torch.cuda.current_stream(DEV).cuda_stream
@@ -554,17 +567,10 @@ def test_dynamic_walk_in_an_sm_partition():
     import ctypes
     import time
     import fp8attn._lib as L
-    if not _hopper():
-        pytest.skip("the wgmma kernels run on sm_90")
     gcm = getattr(torch.cuda, "green_contexts", None)
     if gcm is None or not hasattr(gcm, "GreenContext"):
         pytest.skip("this PyTorch has no torch.cuda.green_contexts")
-    B, H, S, D = 8, 16, 2048, 128
-    static = list(_ws_problem(B, H, H, S, D, 430))
-    o = torch.full((B, S, H, D), float("nan"), dtype=torch.bfloat16, device=DEV)
-    p = _c_params(*static, o, True)
-    if _ws_kernels(p)[0] != "fp8attn_wgmma_hd128":
-        pytest.skip("another kernel on this GPU: " + _ws_kernels(p)[0])
+    _, o, p = _counter_in_o_problem(430)
 
     def forward(stream):
         L.check(L.lib().fp8attn_forward(ctypes.byref(p), stream), "fp8attn_forward")
