@@ -344,6 +344,7 @@ __device__ __forceinline__ int hand_unit(const wgmma_params &p, uint32_t slot, i
 struct wg_taking {
     int ticket; /* the issuing lane's last take (atomicAdd's old value) */
     int next;   /* the unit handed over after s.u */
+    int issuer; /* the issuing lane, whose ticket is the warp's */
 };
 
 /* Whether the loading warp takes the units: a transposing kernel on the dynamic walk. */
@@ -366,6 +367,7 @@ __device__ __forceinline__ wg_sched sched_begin_taking(const wgmma_params &p, ui
     s.u = hand_unit(p, slot, 0, (int)blockIdx.x, issue);
     tk.ticket = issue ? atomicAdd(p.tile_counter, 1) : 0; /* the position after it, taken now */
     tk.next = p.n_units;
+    tk.issuer = __ffs(__ballot_sync(0xffffffffu, issue)) - 1;
     return s;
 }
 
@@ -375,19 +377,15 @@ __device__ __forceinline__ void hand_next(const wgmma_params &p, uint32_t slot,
                                           const wg_sched &s, bool issue, wg_taking &tk)
 {
     if (!loader_takes<C>(p)) return;
-    const int t =
-        __shfl_sync(0xffffffffu, tk.ticket, __ffs(__ballot_sync(0xffffffffu, issue)) - 1);
-    const int pos = step_past_grid(p, t);
+    const int pos = step_past_grid(p, __shfl_sync(0xffffffffu, tk.ticket, tk.issuer));
     if (pos == p.n_units - 1) { /* the unit whose rows hold the counter (above) */
         tk.ticket = issue ? atomicAdd(p.tile_counter, 1) : 0; /* this block's last take */
         while (__shfl_sync(0xffffffffu, ld_acquire(p.tile_counter), 0) < p.n_units)
             __nanosleep(256);
         fence_proxy_async_global(); /* the takes (generic proxy) before the unit's TMA stores */
-        tk.next = hand_unit(p, slot, s.n + 1, pos, issue);
-        return;
     }
     tk.next = hand_unit(p, slot, s.n + 1, pos, issue);
-    if (pos < p.n_units) tk.ticket = issue ? atomicAdd(p.tile_counter, 1) : 0;
+    if (pos < p.n_units - 1) tk.ticket = issue ? atomicAdd(p.tile_counter, 1) : 0;
 }
 
 /* The loading warp's sched_next: as a taker, on to the unit hand_next handed over. */
